@@ -1,0 +1,66 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "uploader-tui",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "uploader-tui", targets: ["uploader-tui"]),
+        .executable(name: "uploader-server", targets: ["uploader-server"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.20.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
+    ],
+    targets: [
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw")]),
+        .target(name: "UploadDomain"),
+        .target(
+            name: "UploadData",
+            dependencies: [
+                "UploadDomain", "CCurl",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "UploaderCLI", dependencies: ["UploadDomain"]),
+        .target(name: "UploaderTUI", dependencies: ["UploadDomain", "CNcurses"]),
+        .executableTarget(
+            name: "uploader-tui",
+            dependencies: [
+                "UploadDomain", "UploadData", "UploaderCLI", "UploaderTUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "ReferenceServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "uploader-server",
+            dependencies: [
+                "ReferenceServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "UploadDomainTests", dependencies: ["UploadDomain"]),
+        .testTarget(name: "UploaderTUITests", dependencies: ["UploaderTUI", "UploadDomain"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: [
+                "UploadDomain", "UploadData", "ReferenceServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+    ]
+)

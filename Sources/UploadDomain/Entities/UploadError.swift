@@ -1,0 +1,98 @@
+/// The one public error of an upload: what went wrong, for which file, with the server's words.
+public struct UploadError: Error, Sendable, Equatable {
+    /// What kind of failure this is; `RetryPolicy` decides from it.
+    public enum Code: Sendable, Equatable {
+        case badURL
+        case requestFailed
+        case connectionFailed
+        case invalidResponse
+        case notFound
+        case serverError
+        case httpStatus(Int)
+        case decodingFailed
+        case encodingFailed
+        case presignMismatch
+        case fileUnreadable
+        case fileChanged
+        case unauthorized
+        case cancelled
+        case timedOut
+    }
+
+    public var code: Code
+    /// The file's relative path, when the error concerns one file.
+    public var file: String?
+    public var httpStatus: Int?
+    /// A short, single-line excerpt of the response body.
+    public var bodyExcerpt: String?
+    /// The underlying cause in words (a libcurl message, an errno text).
+    public var cause: String?
+    /// Seconds the server asked to wait (`Retry-After`).
+    public var retryAfter: Double?
+
+    /// Creates an error.
+    public init(
+        _ code: Code, file: String? = nil, httpStatus: Int? = nil, bodyExcerpt: String? = nil, cause: String? = nil,
+        retryAfter: Double? = nil
+    ) {
+        self.code = code
+        self.file = file
+        self.httpStatus = httpStatus
+        self.bodyExcerpt = bodyExcerpt
+        self.cause = cause
+        self.retryAfter = retryAfter
+    }
+
+    /// Maps a non-2xx HTTP status to its code (seed 003: 404, 500, others by number).
+    public static func code(forStatus status: Int) -> Code {
+        switch status {
+        case 401: .unauthorized
+        case 404: .notFound
+        case 408: .timedOut
+        case 500: .serverError
+        default: .httpStatus(status)
+        }
+    }
+
+    /// The same error, naming a file.
+    public func forFile(_ name: String) -> UploadError {
+        var copy = self
+        copy.file = name
+        return copy
+    }
+}
+
+// MARK: - Description
+
+extension UploadError: CustomStringConvertible {
+    /// One line: the file, the cause, the status and a body excerpt, and a hint where there is one.
+    public var description: String {
+        var parts: [String] = []
+        if let file { parts.append(Sanitizer.displayName(file) + ":") }
+        parts.append(summary)
+        if let bodyExcerpt, !bodyExcerpt.isEmpty { parts.append("— " + bodyExcerpt) }
+        return parts.joined(separator: " ")
+    }
+
+    /// The cause without the file name.
+    public var summary: String {
+        let status = httpStatus.map { "HTTP \($0)" }
+        switch code {
+        case .badURL: return "invalid URL" + (cause.map { " (\($0))" } ?? "")
+        case .requestFailed: return "request failed: " + (cause ?? "unknown error")
+        case .connectionFailed: return "connection failed: " + (cause ?? "unknown error")
+        case .invalidResponse: return "invalid response" + (cause.map { ": \($0)" } ?? "")
+        case .notFound: return "\(status ?? "HTTP 404") not found (check the URL)"
+        case .serverError: return "\(status ?? "HTTP 500") server error"
+        case .httpStatus(let n): return "HTTP \(n)"
+        case .decodingFailed: return "could not decode the response" + (cause.map { ": \($0)" } ?? "")
+        case .encodingFailed: return "could not encode the request" + (cause.map { ": \($0)" } ?? "")
+        case .presignMismatch: return "presign response does not match the request" + (cause.map { ": \($0)" } ?? "")
+        case .fileUnreadable: return "cannot read file" + (cause.map { ": \($0)" } ?? "")
+        case .fileChanged: return "file changed while uploading" + (cause.map { ": \($0)" } ?? "")
+        case .unauthorized: return "\(status ?? "HTTP 401") unauthorized (check --token or UPLOADER_TOKEN)"
+        case .cancelled: return "cancelled"
+        case .timedOut: return "timed out" + (cause.map { ": \($0)" } ?? "")
+        }
+    }
+}

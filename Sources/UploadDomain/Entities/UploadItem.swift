@@ -1,0 +1,31 @@
+/// One file to upload, as the scanner found it.
+public struct UploadItem: Sendable, Hashable, Identifiable {
+    /// Position in input order; results are reported in this order.
+    public let id: Int
+    /// Absolute path on disk.
+    public let path: String
+    /// Path relative to the folder argument (the file name for a file argument); used as the remote name.
+    public let relativePath: String
+    /// Size in bytes when scanned.
+    public let size: Int64
+    /// Modification time when scanned, seconds since 1970.
+    public let modified: Double
+    /// MIME type from magic bytes, else the extension, else `application/octet-stream`.
+    public let contentType: String
+    /// Why the file cannot be read, when the scanner already knows; such an item fails without a request.
+    public let unreadableReason: String?
+
+    /// Creates an item.
+    public init(
+        id: Int, path: String, relativePath: String, size: Int64, modified: Double, contentType: String,
+        unreadableReason: String? = nil
+    ) {
+        self.id = id
+        self.path = path
+        self.relativePath = relativePath
+        self.size = size
+        self.modified = modified
+        self.contentType = contentType
+        self.unreadableReason = unreadableReason
+    }
+}

@@ -1,0 +1,27 @@
+/// Where one file stands. `modeling` means every byte is sent and the server has not answered yet.
+public enum UploadPhase: String, Sendable, CaseIterable {
+    case queued
+    case willStart
+    case uploading
+    case modeling
+    case done
+    case failed
+    case cancelled
+    case skipped
+
+    /// True once nothing more will happen to the file without a retry.
+    public var isFinal: Bool {
+        switch self {
+        case .done, .failed, .cancelled, .skipped: true
+        case .queued, .willStart, .uploading, .modeling: false
+        }
+    }
+
+    /// True while a request for the file is in flight.
+    public var isActive: Bool {
+        switch self {
+        case .willStart, .uploading, .modeling: true
+        default: false
+        }
+    }
+}

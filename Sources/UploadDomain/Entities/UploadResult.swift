@@ -1,0 +1,17 @@
+/// What a finished file got back: the status and the server's answer (the stored path or key, not a URL).
+public struct UploadResult: Sendable, Equatable {
+    public var httpStatus: Int
+    /// The response for this file: JSON text when `isJSON`, else a text excerpt.
+    public var body: String
+    public var isJSON: Bool
+    /// The storage path, key or media ID the server gave, when it named one.
+    public var location: String?
+
+    /// Creates a result.
+    public init(httpStatus: Int, body: String, isJSON: Bool, location: String? = nil) {
+        self.httpStatus = httpStatus
+        self.body = body
+        self.isJSON = isJSON
+        self.location = location
+    }
+}

@@ -1,0 +1,66 @@
+/// How many files stand in each phase.
+public struct PhaseCounts: Sendable, Equatable {
+    public var queued = 0
+    public var willStart = 0
+    public var uploading = 0
+    public var modeling = 0
+    public var done = 0
+    public var failed = 0
+    public var cancelled = 0
+    public var skipped = 0
+
+    /// Creates empty counts.
+    public init() {}
+
+    /// Counts the phases of `phases`.
+    public init(_ phases: some Sequence<UploadPhase>) {
+        for phase in phases { add(phase) }
+    }
+
+    /// Adds one file in `phase`.
+    public mutating func add(_ phase: UploadPhase) {
+        switch phase {
+        case .queued: queued += 1
+        case .willStart: willStart += 1
+        case .uploading: uploading += 1
+        case .modeling: modeling += 1
+        case .done: done += 1
+        case .failed: failed += 1
+        case .cancelled: cancelled += 1
+        case .skipped: skipped += 1
+        }
+    }
+
+    /// Files with a request in flight.
+    public var active: Int { willStart + uploading + modeling }
+    public var total: Int { queued + active + done + failed + cancelled + skipped }
+    /// Files that still have work ahead.
+    public var pending: Int { queued + active }
+}
+
+/// The batch as a whole: bytes, files, rate and time left.
+public struct BatchProgress: Sendable, Equatable {
+    public var counts: PhaseCounts
+    /// Bytes of files done plus bytes sent of files in flight (skipped files excluded).
+    public var bytesSent: Int64
+    /// Bytes of every file not skipped or cancelled.
+    public var bytesTotal: Int64
+    /// Over a sliding window.
+    public var bytesPerSecond: Double
+    /// Smoothed estimate; nil while unknown.
+    public var eta: Duration?
+
+    /// Creates progress figures.
+    public init(counts: PhaseCounts, bytesSent: Int64, bytesTotal: Int64, bytesPerSecond: Double, eta: Duration?) {
+        self.counts = counts
+        self.bytesSent = bytesSent
+        self.bytesTotal = bytesTotal
+        self.bytesPerSecond = bytesPerSecond
+        self.eta = eta
+    }
+
+    /// bytesSent / bytesTotal, 0...1.
+    public var fraction: Double {
+        bytesTotal > 0 ? min(1, Double(bytesSent) / Double(bytesTotal)) : (counts.pending == 0 ? 1 : 0)
+    }
+}

@@ -1,0 +1,30 @@
+/// Folds samples of bytes sent into a rate over a sliding window and an ETA that does not swing.
+public struct ProgressTracker: Sendable {
+    private var samples: [(time: Duration, bytes: Int64)] = []
+    private var smoothedRate: Double = 0
+    private let window: Duration
+
+    /// Creates a tracker with a rate window (default 5 s).
+    public init(window: Duration = .seconds(5)) {
+        self.window = window
+    }
+
+    /// Adds a sample and returns the rate (bytes/s) and the time left for `remaining` bytes.
+    public mutating func sample(at time: Duration, bytesSent: Int64, remaining: Int64) -> (rate: Double, eta: Duration?) {
+        if let last = samples.last, time - last.time < .milliseconds(100) {
+            samples[samples.count - 1].bytes = max(last.bytes, bytesSent)
+        } else {
+            samples.append((time, bytesSent))
+        }
+        while let first = samples.first, time - first.time > window, samples.count > 2 { samples.removeFirst() }
+        guard let first = samples.first, let last = samples.last, last.time > first.time else { return (0, nil) }
+        let seconds = Double((last.time - first.time).components.attoseconds) / 1e18
+            + Double((last.time - first.time).components.seconds)
+        let rate = max(0, Double(last.bytes - first.bytes) / seconds)
+        // An exponential average keeps the ETA steady when one big file is left and rates jitter.
+        smoothedRate = smoothedRate == 0 ? rate : smoothedRate * 0.8 + rate * 0.2
+        guard remaining > 0 else { return (rate, .zero) }
+        guard smoothedRate > 1 else { return (rate, nil) }
+        return (rate, .milliseconds(Int64(Double(remaining) / smoothedRate * 1000)))
+    }
+}

@@ -1,0 +1,69 @@
+/// Everything a front end needs to draw one frame; a value, so it can be rendered anywhere.
+public struct UploadSnapshot: Sendable {
+    public var files: [FileSnapshot]
+    public var progress: BatchProgress
+    public var toast: Toast
+    /// Requests allowed in flight.
+    public var concurrency: Int
+    /// Nothing queued, running or waiting to retry.
+    public var isIdle: Bool
+    /// Time since the session started.
+    public var elapsed: Duration
+
+    /// Creates a snapshot.
+    public init(
+        files: [FileSnapshot], progress: BatchProgress, toast: Toast, concurrency: Int, isIdle: Bool, elapsed: Duration
+    ) {
+        self.files = files
+        self.progress = progress
+        self.toast = toast
+        self.concurrency = concurrency
+        self.isIdle = isIdle
+        self.elapsed = elapsed
+    }
+}
+
+/// One file's row: what it is, where it goes and how far it got.
+public struct FileSnapshot: Sendable, Identifiable, Equatable {
+    public var id: Int
+    /// Relative path, raw (front ends sanitise before display).
+    public var name: String
+    public var path: String
+    public var destination: String
+    public var size: Int64
+    public var sent: Int64
+    public var phase: UploadPhase
+    public var attempt: Int
+    public var isPaused: Bool
+    public var bytesPerSecond: Double
+    public var httpStatus: Int?
+    public var result: UploadResult?
+    public var error: UploadError?
+
+    /// Creates a row.
+    public init(
+        id: Int, name: String, path: String, destination: String, size: Int64, sent: Int64, phase: UploadPhase,
+        attempt: Int, isPaused: Bool = false, bytesPerSecond: Double = 0, httpStatus: Int? = nil,
+        result: UploadResult? = nil, error: UploadError? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.path = path
+        self.destination = destination
+        self.size = size
+        self.sent = sent
+        self.phase = phase
+        self.attempt = attempt
+        self.isPaused = isPaused
+        self.bytesPerSecond = bytesPerSecond
+        self.httpStatus = httpStatus
+        self.result = result
+        self.error = error
+    }
+
+    /// Sent / size, 0...1 (an empty file that is done counts as 1).
+    public var fraction: Double {
+        if size == 0 { return phase == .done || phase == .modeling ? 1 : 0 }
+        return min(1, Double(sent) / Double(size))
+    }
+}

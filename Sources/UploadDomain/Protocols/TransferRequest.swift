@@ -1,0 +1,85 @@
+/// One HTTP request the transport should send: method, URL, headers and a body that streams from disk.
+public struct TransferRequest: Sendable {
+    /// What the request body is made of.
+    public enum Body: Sendable {
+        /// `multipart/form-data`: extra text fields first, then one part per file in `fileField`.
+        case multipart(fields: [FormField], fileField: String, files: [UploadItem])
+        /// The raw bytes of one file, with its content type.
+        case file(UploadItem, contentType: String)
+    }
+
+    public enum Method: String, Sendable {
+        case post = "POST"
+        case put = "PUT"
+    }
+
+    public var method: Method
+    public var url: String
+    /// Extra headers; values may be secret and are never printed.
+    public var headers: [HTTPHeader]
+    /// Sent as `Authorization: Bearer …`; kept apart so it can be redacted everywhere.
+    public var bearerToken: String?
+    public var body: Body
+
+    /// Creates a request.
+    public init(method: Method, url: String, headers: [HTTPHeader], bearerToken: String?, body: Body) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.bearerToken = bearerToken
+        self.body = body
+    }
+
+    /// The files the request carries, in order.
+    public var files: [UploadItem] {
+        switch body {
+        case .multipart(_, _, let files): files
+        case .file(let item, _): [item]
+        }
+    }
+}
+
+/// A header line. Construction rejects CR, LF and NUL so no header can be injected.
+public struct HTTPHeader: Sendable, Equatable {
+    public let name: String
+    public let value: String
+
+    /// Parses `Name: value`; returns nil when the name is empty or not a token, or either side holds CR/LF/NUL.
+    public init?(line: String) {
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let name = String(line[..<colon]).trimmingSpaces
+        let value = String(line[line.index(after: colon)...]).trimmingSpaces
+        self.init(name: name, value: value)
+    }
+
+    /// Creates a header; returns nil when either side would break the request framing.
+    public init?(name: String, value: String) {
+        let tokenChars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        guard !name.isEmpty, name.allSatisfy(tokenChars.contains),
+            !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+        else { return nil }
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A text field of a multipart form (`-F name=value`).
+public struct FormField: Sendable, Equatable {
+    public let name: String
+    public let value: String
+
+    /// Creates a field.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

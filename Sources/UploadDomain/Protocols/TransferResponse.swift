@@ -1,0 +1,29 @@
+/// What the server answered to one request.
+public struct TransferResponse: Sendable, Equatable {
+    public var status: Int
+    /// Header names lowercased; the last value wins.
+    public var headers: [String: String]
+    /// The body as text (lossy UTF-8), capped by the transport.
+    public var body: String
+
+    /// Creates a response.
+    public init(status: Int, headers: [String: String] = [:], body: String = "") {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// True for 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// `Retry-After` in seconds when given as a number.
+    public var retryAfter: Double? { headers["retry-after"].flatMap { Double($0.trimmingSpaces) } }
+
+    /// The error this response means for a file, or nil for 2xx.
+    public func error(file: String?) -> UploadError? {
+        guard !isSuccess else { return nil }
+        return UploadError(
+            UploadError.code(forStatus: status), file: file, httpStatus: status,
+            bodyExcerpt: Sanitizer.excerpt(body), retryAfter: retryAfter)
+    }
+}

@@ -1,0 +1,23 @@
+/// Sends requests. The live implementation is libcurl; tests of pure logic use an in-memory one.
+public protocol UploadTransport: Sendable {
+    /// Sends one request and returns the server's response (any status).
+    ///
+    /// Cancelling the calling task cancels the transfer alone.
+    /// - Throws: `UploadError` for transport failures (`.connectionFailed`, `.cancelled`, …).
+    func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse
+
+    /// Pauses or resumes the transfer that reports to `probe`.
+    func setPaused(_ paused: Bool, probe: TransferProbe)
+}
+
+/// Turns files into requests for one destination protocol, and a response into per-file results.
+public protocol RequestPlanner: Sendable {
+    /// Files per request (1 unless batching).
+    var batchSize: Int { get }
+    /// Where a file goes, for display; never holds secrets.
+    func destination(of item: UploadItem) -> String
+    /// Builds the request for a group of at most `batchSize` files.
+    func request(for items: [UploadItem]) throws(UploadError) -> TransferRequest
+    /// Splits a successful response into one result per file, in the order of `items`.
+    func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult]
+}

@@ -1,0 +1,26 @@
+/// A phase change of one file, in the order it happened; reporters print these.
+public struct UploadEvent: Sendable {
+    /// Which change this is (NDJSON `event`).
+    public enum Kind: String, Sendable {
+        case queued, started, modeling, done, failed, cancelled, skipped, retrying
+    }
+
+    public var kind: Kind
+    public var file: FileSnapshot
+
+    /// Creates an event.
+    public init(kind: Kind, file: FileSnapshot) {
+        self.kind = kind
+        self.file = file
+    }
+}
+
+/// What a user (keyboard) or a script can ask of a running session.
+public enum UploadCommand: Sendable, Equatable {
+    case cancel(fileID: Int)
+    case cancelAll
+    case retry(fileID: Int)
+    case retryAllFailed
+    case togglePause(fileID: Int)
+    case setConcurrency(Int)
+}

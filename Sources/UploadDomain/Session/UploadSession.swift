@@ -1,0 +1,360 @@
+/// Schedules a batch: starts requests within the concurrency cap, retries, takes commands and reports.
+///
+/// Phase changes go out on `events` in the order they happen; progress is sampled with `snapshot()`.
+public actor UploadSession {
+    /// How the session runs.
+    public struct Configuration: Sendable {
+        public var concurrency: Int
+        public var retryPolicy: RetryPolicy
+        /// Stop everything at the first final failure (seed 000's behaviour).
+        public var failFast: Bool
+
+        /// Creates a configuration.
+        public init(concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false) {
+            self.concurrency = concurrency
+            self.retryPolicy = retryPolicy
+            self.failFast = failFast
+        }
+    }
+
+    private struct FileState {
+        let item: UploadItem
+        let destination: String
+        var machine = UploadJob.StateMachine()
+        var requestID: Int?
+        var attemptStarted: Duration = .zero
+        var result: UploadResult?
+        var error: UploadError?
+    }
+
+    private struct RunningRequest {
+        let task: Task<Void, Never>
+        let fileIDs: [Int]
+        let probe: TransferProbe
+        /// Each file's first byte within the files' payload, for per-file progress inside a batch.
+        let offsets: [Int64]
+        let payload: Int64
+        var paused = false
+    }
+
+    public nonisolated let events: AsyncStream<UploadEvent>
+    private let eventSink: AsyncStream<UploadEvent>.Continuation
+    private let transport: any UploadTransport
+    private let planner: any RequestPlanner
+    private let clock: any UploadClock
+    private let random: @Sendable () -> Double
+    private var configuration: Configuration
+    private var files: [FileState]
+    private var queue: [Int] = []
+    private var queueHead = 0
+    private var running: [Int: RunningRequest] = [:]
+    private var waitingRetries = 0
+    private var nextRequestID = 0
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private var tracker = ProgressTracker()
+    private var started = false
+    private var stopping = false
+
+    /// Creates a session for `items` (already in input order).
+    public init(
+        items: [UploadItem], planner: any RequestPlanner, transport: any UploadTransport,
+        configuration: Configuration = Configuration(), clock: any UploadClock = SystemClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
+        self.planner = planner
+        self.transport = transport
+        self.configuration = configuration
+        self.clock = clock
+        self.random = random
+        self.files = items.map { FileState(item: $0, destination: planner.destination(of: $0)) }
+        (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Queues every file (skipping those in `alreadyDone`) and starts the first requests.
+    public func start(skipping alreadyDone: Set<Int> = []) {
+        guard !started else { return }
+        started = true
+        for id in files.indices {
+            emit(.queued, id)
+            if alreadyDone.contains(id) {
+                _ = files[id].machine.skip()
+                emit(.skipped, id)
+            } else if let reason = files[id].item.unreadableReason {
+                _ = files[id].machine.start()
+                files[id].error = UploadError(.fileUnreadable, file: files[id].item.relativePath, cause: reason)
+                _ = files[id].machine.failed(retryAfter: nil)
+                emit(.failed, id)
+            } else {
+                queue.append(id)
+            }
+        }
+        pump()
+        resumeWaitersIfIdle()
+    }
+
+    /// Returns once nothing is queued, running or waiting to retry.
+    public func waitUntilIdle() async {
+        if isIdle { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    /// Ends the event stream (after the last reporter line is wanted).
+    public func finishEvents() {
+        eventSink.finish()
+    }
+
+    /// Carries out a user's command.
+    public func handle(_ command: UploadCommand) {
+        switch command {
+        case .cancel(let id): cancel(id)
+        case .cancelAll:
+            stopping = true
+            for id in files.indices { cancel(id) }
+            stopping = false
+        case .retry(let id): retry(id)
+        case .retryAllFailed:
+            for id in files.indices where files[id].machine.phase == .failed { retry(id) }
+        case .togglePause(let id): togglePause(id)
+        case .setConcurrency(let n):
+            configuration.concurrency = max(1, min(64, n))
+            pump()
+        }
+    }
+
+    // MARK: - Scheduling
+
+    private var isIdle: Bool { queueHead == queue.count && running.isEmpty && waitingRetries == 0 }
+
+    private func pump() {
+        while running.count < configuration.concurrency, !stopping {
+            var batch: [Int] = []
+            while batch.count < max(1, planner.batchSize), queueHead < queue.count {
+                let id = queue[queueHead]
+                queueHead += 1
+                if files[id].machine.phase == .queued, !files[id].machine.isInFlight { batch.append(id) }
+            }
+            if queueHead > 4096, queueHead * 2 > queue.count {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            guard !batch.isEmpty else { break }
+            startRequest(batch)
+        }
+    }
+
+    private func startRequest(_ ids: [Int]) {
+        let items = ids.map { files[$0].item }
+        let requestID = nextRequestID
+        nextRequestID += 1
+        for id in ids {
+            _ = files[id].machine.start()
+            files[id].requestID = requestID
+            files[id].attemptStarted = clock.now
+            files[id].error = nil
+            emit(.started, id)
+        }
+        let request: TransferRequest
+        do {
+            request = try planner.request(for: items)
+        } catch {
+            for id in ids { finishFailed(id, error: error.forFile(files[id].item.relativePath)) }
+            return
+        }
+        let probe = TransferProbe(onAllSent: { [weak self] in
+            Task { await self?.allSent(requestID: requestID) }
+        })
+        var offsets: [Int64] = []
+        var payload: Int64 = 0
+        for item in items {
+            offsets.append(payload)
+            payload += item.size
+        }
+        let transport = self.transport
+        let task = Task { [weak self] in
+            let outcome: Result<TransferResponse, UploadError>
+            do {
+                outcome = .success(try await transport.send(request, probe: probe))
+            } catch let error as UploadError {
+                outcome = .failure(error)
+            } catch {
+                outcome = .failure(UploadError(.cancelled))
+            }
+            await self?.requestFinished(requestID: requestID, outcome: outcome)
+        }
+        running[requestID] = RunningRequest(task: task, fileIDs: ids, probe: probe, offsets: offsets, payload: payload)
+    }
+
+    private func allSent(requestID: Int) {
+        guard let request = running[requestID] else { return }
+        for id in request.fileIDs { apply(files[id].machine.allSent(), to: id) }
+    }
+
+    private func requestFinished(requestID: Int, outcome: Result<TransferResponse, UploadError>) {
+        guard let request = running.removeValue(forKey: requestID) else { return }
+        let ids = request.fileIDs
+        for id in ids {
+            files[id].requestID = nil
+            if request.probe.allSent { apply(files[id].machine.allSent(), to: id) }
+        }
+        switch outcome {
+        case .success(let response) where response.isSuccess:
+            let results = planner.results(for: ids.map { files[$0].item }, response: response)
+            for (index, id) in ids.enumerated() {
+                files[id].result = index < results.count ? results[index] : nil
+                apply(files[id].machine.succeeded(), to: id)
+            }
+        case .success(let response):
+            for id in ids {
+                let error = response.error(file: files[id].item.relativePath)
+                    ?? UploadError(.invalidResponse, file: files[id].item.relativePath)
+                finishFailed(id, error: error)
+            }
+        case .failure(let error):
+            let cancelled = error.code == .cancelled
+            for id in ids {
+                if cancelled {
+                    files[id].error = error.forFile(files[id].item.relativePath)
+                    apply(files[id].machine.interrupted(), to: id)
+                } else {
+                    finishFailed(id, error: error.forFile(files[id].item.relativePath))
+                }
+            }
+        }
+        pump()
+        resumeWaitersIfIdle()
+    }
+
+    private func finishFailed(_ id: Int, error: UploadError) {
+        files[id].error = error
+        let attempt = files[id].machine.attempt
+        let delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
+        apply(files[id].machine.failed(retryAfter: stopping ? nil : delay), to: id)
+    }
+
+    private func apply(_ action: UploadJob.StateMachine.Action, to id: Int) {
+        switch action {
+        case .none, .startTransfer:
+            break
+        case .emit(let phase):
+            switch phase {
+            case .modeling: emit(.modeling, id)
+            case .done: emit(.done, id)
+            case .failed:
+                emit(.failed, id)
+                if configuration.failFast { handle(.cancelAll) }
+            case .cancelled: emit(.cancelled, id)
+            default: break
+            }
+        case .cancelTransfer:
+            if let requestID = files[id].requestID { running[requestID]?.task.cancel() }
+        case .scheduleRetry(let delay):
+            waitingRetries += 1
+            emit(.retrying, id)
+            let clock = self.clock
+            Task { [weak self] in
+                try? await clock.sleep(for: delay)
+                await self?.backoffElapsed(id)
+            }
+        case .enqueue:
+            queue.append(id)
+            pump()
+        }
+    }
+
+    private func backoffElapsed(_ id: Int) {
+        waitingRetries -= 1
+        apply(files[id].machine.backoffElapsed(), to: id)
+        resumeWaitersIfIdle()
+    }
+
+    private func cancel(_ id: Int) {
+        guard files.indices.contains(id) else { return }
+        apply(files[id].machine.cancel(), to: id)
+        resumeWaitersIfIdle()
+    }
+
+    private func retry(_ id: Int) {
+        guard files.indices.contains(id) else { return }
+        apply(files[id].machine.retry(), to: id)
+    }
+
+    private func togglePause(_ id: Int) {
+        guard files.indices.contains(id), let requestID = files[id].requestID, var request = running[requestID] else {
+            return
+        }
+        request.paused.toggle()
+        running[requestID] = request
+        transport.setPaused(request.paused, probe: request.probe)
+    }
+
+    private func resumeWaitersIfIdle() {
+        guard isIdle, !idleWaiters.isEmpty else { return }
+        let waiters = idleWaiters
+        idleWaiters = []
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func emit(_ kind: UploadEvent.Kind, _ id: Int) {
+        eventSink.yield(UploadEvent(kind: kind, file: fileSnapshot(id, now: clock.now)))
+    }
+
+    // MARK: - Snapshots
+
+    /// The state of every file and of the batch, sampled now.
+    public func snapshot() -> UploadSnapshot {
+        let now = clock.now
+        var rows: [FileSnapshot] = []
+        rows.reserveCapacity(files.count)
+        var counts = PhaseCounts()
+        var sent: Int64 = 0
+        var total: Int64 = 0
+        for id in files.indices {
+            let row = fileSnapshot(id, now: now)
+            counts.add(row.phase)
+            if row.phase != .skipped, row.phase != .cancelled {
+                total += row.size
+                sent += row.sent
+            }
+            rows.append(row)
+        }
+        let (rate, eta) = tracker.sample(at: now, bytesSent: sent, remaining: total - sent)
+        let progress = BatchProgress(counts: counts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta)
+        return UploadSnapshot(
+            files: rows, progress: progress, toast: Toast(progress: progress),
+            concurrency: configuration.concurrency, isIdle: isIdle, elapsed: now)
+    }
+
+    private func fileSnapshot(_ id: Int, now: Duration) -> FileSnapshot {
+        let file = files[id]
+        let phase = file.machine.phase
+        var sent: Int64 = 0
+        var paused = false
+        var rate = 0.0
+        switch phase {
+        case .done, .skipped:
+            sent = file.item.size
+        case .willStart, .uploading, .modeling:
+            if let requestID = file.requestID, let request = running[requestID],
+                let index = request.fileIDs.firstIndex(of: id)
+            {
+                paused = request.paused
+                let probe = request.probe
+                // The request carries framing too; scale its counters to the files' payload.
+                let payloadSent =
+                    probe.total > 0 ? Int64(Double(probe.sent) / Double(probe.total) * Double(request.payload)) : 0
+                sent = min(file.item.size, max(0, payloadSent - request.offsets[index]))
+                if probe.allSent { sent = file.item.size }
+                let seconds = Double((now - file.attemptStarted).components.seconds)
+                    + Double((now - file.attemptStarted).components.attoseconds) / 1e18
+                rate = seconds > 0 ? Double(sent) / seconds : 0
+            }
+        default:
+            break
+        }
+        return FileSnapshot(
+            id: id, name: file.item.relativePath, path: file.item.path, destination: file.destination,
+            size: file.item.size, sent: sent, phase: phase, attempt: file.machine.attempt, isPaused: paused,
+            bytesPerSecond: rate, httpStatus: file.result?.httpStatus ?? file.error?.httpStatus, result: file.result,
+            error: file.error)
+    }
+}
