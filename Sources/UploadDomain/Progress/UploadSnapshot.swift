@@ -30,6 +30,8 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
     public var name: String
     public var path: String
     public var destination: String
+    /// A `curl` command reproducing the request, secrets as environment variables.
+    public var curlCommand: String
     public var size: Int64
     public var sent: Int64
     public var phase: UploadPhase
@@ -42,7 +44,7 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
 
     /// Creates a row.
     public init(
-        id: Int, name: String, path: String, destination: String, size: Int64, sent: Int64, phase: UploadPhase,
+        id: Int, name: String, path: String, destination: String, curlCommand: String = "", size: Int64, sent: Int64, phase: UploadPhase,
         attempt: Int, isPaused: Bool = false, bytesPerSecond: Double = 0, httpStatus: Int? = nil,
         result: UploadResult? = nil, error: UploadError? = nil
     ) {
@@ -50,6 +52,7 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
         self.name = name
         self.path = path
         self.destination = destination
+        self.curlCommand = curlCommand
         self.size = size
         self.sent = sent
         self.phase = phase

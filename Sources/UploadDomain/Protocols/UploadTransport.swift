@@ -16,6 +16,8 @@ public protocol RequestPlanner: Sendable {
     var batchSize: Int { get }
     /// Where a file goes, for display; never holds secrets.
     func destination(of item: UploadItem) -> String
+    /// A `curl` command line that reproduces the file's request; the token appears as `$UPLOADER_TOKEN`.
+    func curlCommand(for item: UploadItem) -> String
     /// Builds the request for a group of at most `batchSize` files.
     func request(for items: [UploadItem]) throws(UploadError) -> TransferRequest
     /// Splits a successful response into one result per file, in the order of `items`.

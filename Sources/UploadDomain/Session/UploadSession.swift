@@ -20,6 +20,7 @@ public actor UploadSession {
     private struct FileState {
         let item: UploadItem
         let destination: String
+        let curlCommand: String
         var machine = UploadJob.StateMachine()
         var requestID: Int?
         var attemptStarted: Duration = .zero
@@ -66,7 +67,7 @@ public actor UploadSession {
         self.configuration = configuration
         self.clock = clock
         self.random = random
-        self.files = items.map { FileState(item: $0, destination: planner.destination(of: $0)) }
+        self.files = items.map { FileState(item: $0, destination: planner.destination(of: $0), curlCommand: planner.curlCommand(for: $0)) }
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -353,7 +354,7 @@ public actor UploadSession {
         }
         return FileSnapshot(
             id: id, name: file.item.relativePath, path: file.item.path, destination: file.destination,
-            size: file.item.size, sent: sent, phase: phase, attempt: file.machine.attempt, isPaused: paused,
+            curlCommand: file.curlCommand, size: file.item.size, sent: sent, phase: phase, attempt: file.machine.attempt, isPaused: paused,
             bytesPerSecond: rate, httpStatus: file.result?.httpStatus ?? file.error?.httpStatus, result: file.result,
             error: file.error)
     }
