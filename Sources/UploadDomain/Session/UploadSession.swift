@@ -49,7 +49,7 @@ public actor UploadSession {
     private var queue: [Int] = []
     private var queueHead = 0
     private var running: [Int: RunningRequest] = [:]
-    private var waitingRetries = 0
+    private var retryTimers: [Int: Task<Void, Never>] = [:]
     private var nextRequestID = 0
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var tracker = ProgressTracker()
@@ -124,7 +124,7 @@ public actor UploadSession {
 
     // MARK: - Scheduling
 
-    private var isIdle: Bool { queueHead == queue.count && running.isEmpty && waitingRetries == 0 }
+    private var isIdle: Bool { queueHead == queue.count && running.isEmpty && retryTimers.isEmpty }
 
     private func pump() {
         while running.count < configuration.concurrency, !stopping {
@@ -249,11 +249,10 @@ public actor UploadSession {
         case .cancelTransfer:
             if let requestID = files[id].requestID { running[requestID]?.task.cancel() }
         case .scheduleRetry(let delay):
-            waitingRetries += 1
             emit(.retrying, id)
             let clock = self.clock
-            Task { [weak self] in
-                try? await clock.sleep(for: delay)
+            retryTimers[id] = Task { [weak self] in
+                guard (try? await clock.sleep(for: delay)) != nil else { return }
                 await self?.backoffElapsed(id)
             }
         case .enqueue:
@@ -263,13 +262,14 @@ public actor UploadSession {
     }
 
     private func backoffElapsed(_ id: Int) {
-        waitingRetries -= 1
+        guard retryTimers.removeValue(forKey: id) != nil else { return }
         apply(files[id].machine.backoffElapsed(), to: id)
         resumeWaitersIfIdle()
     }
 
     private func cancel(_ id: Int) {
         guard files.indices.contains(id) else { return }
+        retryTimers.removeValue(forKey: id)?.cancel()
         apply(files[id].machine.cancel(), to: id)
         resumeWaitersIfIdle()
     }

@@ -1,0 +1,35 @@
+import CCurl
+import UploadDomain
+
+/// The C callbacks libcurl calls on the engine thread; each finds its transfer through the user-data pointer.
+///
+/// They live outside `main.swift` so Swift 6 does not isolate them to the main actor.
+enum CurlCallbacks {
+    /// Stores upload progress in the transfer's probe; nothing else, as it runs per ~32 KB chunk.
+    static let progress: curl_xferinfo_callback = { clientp, _, _, ultotal, ulnow in
+        guard let clientp else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
+        transfer.probe.report(sent: Int64(ulnow), total: Int64(ultotal))
+        return 0
+    }
+
+    static let write: curl_write_callback = { buffer, size, count, userdata in
+        guard let buffer, let userdata else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        transfer.appendBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+        return size * count
+    }
+
+    static let header: curl_write_callback = { buffer, size, count, userdata in
+        guard let buffer, let userdata else { return 0 }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        transfer.appendHeader(UnsafeRawBufferPointer(start: buffer, count: size * count))
+        return size * count
+    }
+
+    static let read: curl_read_callback = { buffer, size, count, userdata in
+        guard let buffer, let userdata else { return ccurl_readfunc_abort() }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+        return transfer.readBody(into: buffer, capacity: size * count)
+    }
+}

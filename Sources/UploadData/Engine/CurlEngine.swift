@@ -1,0 +1,173 @@
+import CCurl
+import Foundation
+import Synchronization
+import UploadDomain
+
+/// The libcurl transport: one thread owns a `curl_multi` handle and every easy handle on it.
+///
+/// Other threads post commands and wake the loop with `curl_multi_wakeup`; connections are reused
+/// across requests by the multi handle's connection cache.
+public final class CurlEngine: UploadTransport {
+    /// Engine-wide settings.
+    public struct Options: Sendable {
+        /// Skip TLS verification; only with the user's explicit `--insecure`.
+        public var insecure: Bool
+        public var connectTimeoutMilliseconds: Int
+        public var userAgent: String
+        /// Connections kept open for reuse.
+        public var maxCachedConnections: Int
+
+        /// Creates options.
+        public init(
+            insecure: Bool = false, connectTimeoutMilliseconds: Int = 15_000, userAgent: String = "uploader-tui/0.1",
+            maxCachedConnections: Int = 64
+        ) {
+            self.insecure = insecure
+            self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+            self.userAgent = userAgent
+            self.maxCachedConnections = maxCachedConnections
+        }
+    }
+
+    /// libcurl asks for one global init before any thread uses it.
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    private let options: Options
+    private let loop: CurlLoop
+    private let stopped = Atomic<Bool>(false)
+
+    /// Starts the engine's thread.
+    public init(options: Options = Options()) {
+        Self.globalInit
+        self.options = options
+        loop = CurlLoop(maxCachedConnections: options.maxCachedConnections)
+        let thread = Thread { [loop] in loop.run() }
+        thread.name = "uploader-curl"
+        thread.start()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// Stops the thread after failing whatever is in flight with `.cancelled`.
+    public func shutdown() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        loop.post(.shutdown)
+    }
+
+    public func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
+        let transfer = CurlTransfer(request: request, probe: probe, options: options)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.continuation = continuation
+                loop.post(.add(transfer))
+            }
+        } onCancel: {
+            transfer.cancelRequested.store(true, ordering: .relaxed)
+            loop.post(.cancel(transfer))
+        }
+    }
+
+    public func setPaused(_ paused: Bool, probe: TransferProbe) {
+        loop.post(.pause(ObjectIdentifier(probe), paused))
+    }
+}
+
+/// The multi handle and the loop that drives it.
+///
+/// `@unchecked Sendable`: `commands` is locked and `curl_multi_wakeup` is thread-safe; `multi` otherwise
+/// and `active` are touched only by the thread running `run()`.
+private final class CurlLoop: @unchecked Sendable {
+    enum Command {
+        case add(CurlTransfer)
+        case cancel(CurlTransfer)
+        case pause(ObjectIdentifier, Bool)
+        case shutdown
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let commands = Mutex<[Command]>([])
+    private var active: [ObjectIdentifier: CurlTransfer] = [:]
+
+    init(maxCachedConnections: Int) {
+        multi = curl_multi_init()
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxCachedConnections)
+    }
+
+    /// Queues a command for the curl thread and wakes it; callable from any thread.
+    func post(_ command: Command) {
+        commands.withLock { $0.append(command) }
+        curl_multi_wakeup(multi)
+    }
+
+        func run() {
+            var stillRunning: Int32 = 0
+            while true {
+                let pending = commands.withLock { queue -> [Command] in
+                    defer { queue.removeAll(keepingCapacity: true) }
+                    return queue
+                }
+                for command in pending {
+                    if case .shutdown = command {
+                        for transfer in active.values { finish(transfer, with: .failure(UploadError(.cancelled))) }
+                        curl_multi_cleanup(multi)
+                        return
+                    }
+                    handle(command)
+                }
+                curl_multi_perform(multi, &stillRunning)
+                var left: Int32 = 0
+                while let message = curl_multi_info_read(multi, &left) {
+                    guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                    var raw: UnsafeMutableRawPointer?
+                    _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &raw)
+                    guard let raw else { continue }
+                    let transfer = Unmanaged<CurlTransfer>.fromOpaque(raw).takeUnretainedValue()
+                    let code = message.pointee.data.result
+                    let outcome: Result<TransferResponse, UploadError> =
+                        code == CURLE_OK ? .success(transfer.response()) : .failure(transfer.error(for: code))
+                    finish(transfer, with: outcome)
+                }
+                curl_multi_poll(multi, nil, 0, 1000, nil)
+            }
+        }
+
+        private func handle(_ command: Command) {
+            switch command {
+            case .add(let transfer):
+                if transfer.cancelRequested.load(ordering: .relaxed) {
+                    transfer.continuation?.resume(throwing: UploadError(.cancelled))
+                    transfer.continuation = nil
+                    return
+                }
+                do {
+                    try transfer.prepare()
+                } catch {
+                    transfer.continuation?.resume(throwing: error)
+                    transfer.continuation = nil
+                    transfer.release()
+                    return
+                }
+                active[ObjectIdentifier(transfer.probe)] = transfer
+                curl_multi_add_handle(multi, transfer.easy)
+            case .cancel(let transfer):
+                // Removing the handle stops it at once; no DONE message follows, so finish it here.
+                guard active[ObjectIdentifier(transfer.probe)] === transfer else { return }
+                finish(transfer, with: .failure(UploadError(.cancelled)))
+            case .pause(let probe, let paused):
+                guard let easy = active[probe]?.easy else { return }
+                curl_easy_pause(easy, paused ? CURLPAUSE_RECV | CURLPAUSE_SEND : 0)
+            case .shutdown:
+                break
+            }
+        }
+
+        private func finish(_ transfer: CurlTransfer, with outcome: Result<TransferResponse, UploadError>) {
+            active[ObjectIdentifier(transfer.probe)] = nil
+            if let easy = transfer.easy { curl_multi_remove_handle(multi, easy) }
+            transfer.release()
+            transfer.continuation?.resume(with: outcome.mapError { $0 as any Error })
+            transfer.continuation = nil
+        }
+    }

@@ -1,0 +1,203 @@
+import CCurl
+import Foundation
+import Synchronization
+import UploadDomain
+
+/// One request's libcurl state: the easy handle, its MIME body or file descriptor, and what came back.
+///
+/// `@unchecked Sendable`: every field but `cancelRequested` is touched only on the engine's curl thread
+/// (the caller creates it, then hands it over through the engine's locked command queue).
+final class CurlTransfer: @unchecked Sendable {
+    static let responseCap = 1 << 20
+
+    let request: TransferRequest
+    let probe: TransferProbe
+    let options: CurlEngine.Options
+    let cancelRequested = Atomic<Bool>(false)
+    var continuation: CheckedContinuation<TransferResponse, any Error>?
+
+    private(set) var easy: UnsafeMutableRawPointer?
+    private var mime: OpaquePointer?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var fileDescriptor: Int32 = -1
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var body: [UInt8] = []
+    private var headers: [String: String] = [:]
+    private var readFailure: String?
+
+    init(request: TransferRequest, probe: TransferProbe, options: CurlEngine.Options) {
+        self.request = request
+        self.probe = probe
+        self.options = options
+        errorBuffer.initialize(to: 0)
+    }
+
+    deinit {
+        release()
+        errorBuffer.deallocate()
+    }
+
+    /// Creates and configures the easy handle.
+    /// - Throws: `UploadError` when a file cannot be opened or libcurl refuses an option.
+    func prepare() throws(UploadError) {
+        for item in request.files {
+            let fd = open(item.path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
+            }
+            close(fd)
+        }
+        guard let easy = curl_easy_init() else { throw UploadError(.requestFailed, cause: "curl_easy_init failed") }
+        self.easy = easy
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        try set(CURLOPT_URL, request.url)
+        try set(CURLOPT_PRIVATE, pointer: me)
+        try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_TCP_KEEPALIVE, 1)
+        try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
+        try set(CURLOPT_USERAGENT, options.userAgent)
+        try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        if options.insecure {
+            try set(CURLOPT_SSL_VERIFYPEER, 0)
+            try set(CURLOPT_SSL_VERIFYHOST, 0)
+        }
+        try set(CURLOPT_NOPROGRESS, 0)
+        try check(ccurl_easy_setopt_xferinfo(easy, CurlCallbacks.progress))
+        try set(CURLOPT_XFERINFODATA, pointer: me)
+        try check(ccurl_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, CurlCallbacks.write))
+        try set(CURLOPT_WRITEDATA, pointer: me)
+        try check(ccurl_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION, CurlCallbacks.header))
+        try set(CURLOPT_HEADERDATA, pointer: me)
+
+        // An empty Expect: stops libcurl waiting up to a second for a 100-continue many servers never send.
+        var lines = ["Expect:"]
+        lines += request.headers.map { "\($0.name): \($0.value)" }
+        if let token = request.bearerToken { lines.append("Authorization: Bearer \(token)") }
+
+        switch request.body {
+        case .multipart(let fields, let fileField, let files):
+            try buildMultipart(easy, fields: fields, fileField: fileField, files: files)
+        case .file(let item, let contentType):
+            fileDescriptor = open(item.path, O_RDONLY | O_CLOEXEC)
+            guard fileDescriptor >= 0 else {
+                throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
+            }
+            lines.append("Content-Type: \(contentType)")
+            try set(CURLOPT_UPLOAD, 1)
+            try check(ccurl_easy_setopt_read(easy, CurlCallbacks.read))
+            try set(CURLOPT_READDATA, pointer: me)
+            try check(ccurl_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(item.size)))
+            if request.method == .post { try set(CURLOPT_CUSTOMREQUEST, "POST") }
+        }
+        for line in lines { headerList = curl_slist_append(headerList, line) }
+        try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+    }
+
+    private func buildMultipart(
+        _ easy: UnsafeMutableRawPointer, fields: [FormField], fileField: String, files: [UploadItem]
+    ) throws(UploadError) {
+        guard let mime = curl_mime_init(easy) else { throw UploadError(.encodingFailed, cause: "curl_mime_init failed") }
+        self.mime = mime
+        for field in fields {
+            let part = curl_mime_addpart(mime)
+            try check(curl_mime_name(part, field.name))
+            try check(curl_mime_data(part, field.value, -1))  // CURL_ZERO_TERMINATED
+        }
+        for item in files {
+            let part = curl_mime_addpart(mime)
+            try check(curl_mime_name(part, fileField))
+            // filedata streams from disk during the transfer; libcurl escapes quotes and CR/LF in the name.
+            try check(curl_mime_filedata(part, item.path))
+            try check(curl_mime_filename(part, item.relativePath))
+            try check(curl_mime_type(part, item.contentType))
+        }
+        try check(ccurl_easy_setopt_mime(easy, mime))
+    }
+
+    /// The response once libcurl reports the transfer complete.
+    func response() -> TransferResponse {
+        var status = 0
+        if let easy { _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
+        return TransferResponse(status: status, headers: headers, body: String(decoding: body, as: UTF8.self))
+    }
+
+    /// The error for a libcurl failure code, with libcurl's own words.
+    func error(for code: CURLcode) -> UploadError {
+        let detail = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        let file = request.files.count == 1 ? request.files[0].relativePath : nil
+        switch code {
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SEND_ERROR,
+            CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return UploadError(.connectionFailed, file: file, cause: detail)
+        case CURLE_OPERATION_TIMEDOUT:
+            return UploadError(.timedOut, file: file, cause: detail)
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+            return UploadError(.badURL, file: file, cause: detail)
+        case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
+            return UploadError(.fileUnreadable, file: file, cause: readFailure ?? detail)
+        default:
+            return UploadError(.requestFailed, file: file, cause: detail)
+        }
+    }
+
+    /// Frees libcurl resources; the engine calls it after removing the handle from the multi handle.
+    func release() {
+        if let easy { curl_easy_cleanup(easy) }
+        easy = nil
+        if let mime { curl_mime_free(mime) }
+        mime = nil
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        if fileDescriptor >= 0 { close(fileDescriptor) }
+        fileDescriptor = -1
+    }
+
+    // MARK: - Callback bodies (curl thread)
+
+    func appendBody(_ bytes: UnsafeRawBufferPointer) {
+        let room = Self.responseCap - body.count
+        if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
+    }
+
+    func appendHeader(_ bytes: UnsafeRawBufferPointer) {
+        let line = String(decoding: bytes, as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            headers = [:]  // a new response (after 100 Continue or a redirect) starts over
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        headers[name] = value
+    }
+
+    func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        let count = Foundation.read(fileDescriptor, buffer, capacity)
+        if count < 0 {
+            readFailure = String(cString: strerror(errno))
+            return ccurl_readfunc_abort()
+        }
+        return count
+    }
+
+    // MARK: - Options
+
+    private func set(_ option: CURLoption, _ value: Int) throws(UploadError) {
+        try check(ccurl_easy_setopt_long(easy, option, value))
+    }
+
+    private func set(_ option: CURLoption, _ value: String) throws(UploadError) {
+        try check(ccurl_easy_setopt_string(easy, option, value))
+    }
+
+    private func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer) throws(UploadError) {
+        try check(ccurl_easy_setopt_pointer(easy, option, pointer))
+    }
+
+    private func check(_ code: CURLcode) throws(UploadError) {
+        guard code == CURLE_OK else {
+            throw UploadError(.requestFailed, cause: "libcurl: " + String(cString: curl_easy_strerror(code)))
+        }
+    }
+}

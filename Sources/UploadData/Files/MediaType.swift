@@ -1,0 +1,51 @@
+/// Finds a file's MIME type from its first bytes, then its extension.
+public enum MediaType {
+    /// Bytes `sniff` needs.
+    public static let headerLength = 32
+
+    /// The type from magic bytes (JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, and a few common others), else nil.
+    public static func sniff(_ bytes: [UInt8]) -> String? {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + prefix.count && Array(bytes[offset..<offset + prefix.count]) == prefix
+        }
+        func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
+        if starts([0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if starts(ascii("GIF87a")) || starts(ascii("GIF89a")) { return "image/gif" }
+        if starts(ascii("RIFF")), starts(ascii("WEBP"), at: 8) { return "image/webp" }
+        if starts(ascii("ftyp"), at: 4), bytes.count >= 12 {
+            switch String(decoding: bytes[8..<12], as: UTF8.self) {
+            case "heic", "heix", "hevc", "hevx", "heim", "heis": return "image/heic"
+            case "mif1", "msf1": return "image/heif"
+            case "avif", "avis": return "image/avif"
+            case "qt  ": return "video/quicktime"
+            case "isom", "iso2", "mp41", "mp42", "avc1", "M4V ": return "video/mp4"
+            default: break
+            }
+        }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "image/tiff" }
+        if starts(ascii("BM")), bytes.count >= 14 { return "image/bmp" }
+        if starts(ascii("%PDF-")) { return "application/pdf" }
+        if starts([0x50, 0x4B, 0x03, 0x04]) { return "application/zip" }
+        return nil
+    }
+
+    /// The type for a file name's extension, else nil.
+    public static func forExtension(of name: String) -> String? {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        return byExtension[name[name.index(after: dot)...].lowercased()]
+    }
+
+    /// Magic bytes first, then the extension, then `application/octet-stream`.
+    public static func detect(header: [UInt8], name: String) -> String {
+        sniff(header) ?? forExtension(of: name) ?? "application/octet-stream"
+    }
+
+    private static let byExtension: [String: String] = [
+        "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
+        "heic": "image/heic", "heif": "image/heif", "avif": "image/avif", "tif": "image/tiff", "tiff": "image/tiff",
+        "bmp": "image/bmp", "svg": "image/svg+xml", "pdf": "application/pdf", "zip": "application/zip",
+        "json": "application/json", "txt": "text/plain", "csv": "text/csv", "html": "text/html",
+        "mp4": "video/mp4", "mov": "video/quicktime",
+    ]
+}

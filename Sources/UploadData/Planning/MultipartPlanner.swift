@@ -1,0 +1,73 @@
+import Foundation
+import UploadDomain
+
+/// Seed 001: files go as `multipart/form-data` POSTs, one or more files per request.
+public struct MultipartPlanner: RequestPlanner {
+    public let url: String
+    public let fileField: String
+    public let fields: [FormField]
+    public let headers: [HTTPHeader]
+    public let token: String?
+    public let batchSize: Int
+
+    /// Creates a planner.
+    public init(url: String, fileField: String, fields: [FormField], headers: [HTTPHeader], token: String?, batchSize: Int) {
+        self.url = url
+        self.fileField = fileField
+        self.fields = fields
+        self.headers = headers
+        self.token = token
+        self.batchSize = batchSize
+    }
+
+    public func destination(of item: UploadItem) -> String { Redactor.url(url) }
+
+    public func request(for items: [UploadItem]) throws(UploadError) -> TransferRequest {
+        TransferRequest(
+            method: .post, url: url, headers: headers, bearerToken: token,
+            body: .multipart(fields: fields, fileField: fileField, files: items))
+    }
+
+    public func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
+        ResponseResults.split(response, count: items.count, fallbackLocation: { _ in nil })
+    }
+
+    public func curlCommand(for item: UploadItem) -> String {
+        var args = ["curl", "--fail-with-body"]
+        args += fields.map { "-F " + ShellQuote.quote("\($0.name)=\($0.value)") }
+        let safeName = item.relativePath.replacingOccurrences(of: "\"", with: "%22")
+        args.append("-F " + ShellQuote.quote("\(fileField)=@\(item.path);type=\(item.contentType);filename=\"\(safeName)\""))
+        args += ShellQuote.headerArguments(headers, hasToken: token != nil)
+        args.append(ShellQuote.quote(Redactor.url(url)))
+        return args.joined(separator: " ")
+    }
+}
+
+/// Splits a response among the files of its request.
+enum ResponseResults {
+    /// One result per file: the matching entry of a `files` array when the server lists one per file
+    /// (as the reference server does), else the whole body for each.
+    static func split(
+        _ response: TransferResponse, count: Int, fallbackLocation: (Int) -> String?
+    ) -> [UploadResult] {
+        let data = Data(response.body.utf8)
+        let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        if let object = json as? [String: Any], let files = object["files"] as? [[String: Any]], files.count == count {
+            return files.enumerated().map { index, entry in
+                let text = (try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys]))
+                    .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                let location = (entry["path"] as? String) ?? (entry["key"] as? String) ?? fallbackLocation(index)
+                return UploadResult(httpStatus: response.status, body: text, isJSON: true, location: location)
+            }
+        }
+        let location = (json as? [String: Any]).flatMap { ($0["path"] as? String) ?? ($0["key"] as? String) }
+        // Re-encoded compactly, so the result fits on one NDJSON line.
+        let compact = json.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed, .sortedKeys]) }
+            .map { String(decoding: $0, as: UTF8.self) }
+        return (0..<count).map { index in
+            UploadResult(
+                httpStatus: response.status, body: compact ?? Sanitizer.excerpt(response.body),
+                isJSON: compact != nil, location: location ?? fallbackLocation(index))
+        }
+    }
+}

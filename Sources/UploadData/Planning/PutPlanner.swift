@@ -1,0 +1,47 @@
+import Foundation
+import UploadDomain
+
+/// Plain PUT: each file's raw bytes go to the base URL plus its relative path (WebDAV, `curl -T` servers).
+public struct PutPlanner: RequestPlanner {
+    public let baseURL: String
+    public let headers: [HTTPHeader]
+    public let token: String?
+    public var batchSize: Int { 1 }
+
+    /// Creates a planner; a missing trailing slash on `baseURL` is added.
+    public init(baseURL: String, headers: [HTTPHeader], token: String?) {
+        self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        self.headers = headers
+        self.token = token
+    }
+
+    /// The file's URL: each path component percent-encoded.
+    public func url(for item: UploadItem) -> String {
+        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/;?#%"))
+        let path = item.relativePath.split(separator: "/").map {
+            $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0)
+        }.joined(separator: "/")
+        return baseURL + path
+    }
+
+    public func destination(of item: UploadItem) -> String { Redactor.url(url(for: item)) }
+
+    public func request(for items: [UploadItem]) throws(UploadError) -> TransferRequest {
+        let item = items[0]
+        return TransferRequest(
+            method: .put, url: url(for: item), headers: headers, bearerToken: token,
+            body: .file(item, contentType: item.contentType))
+    }
+
+    public func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
+        ResponseResults.split(response, count: items.count, fallbackLocation: { items[$0].relativePath })
+    }
+
+    public func curlCommand(for item: UploadItem) -> String {
+        var args = ["curl", "--fail-with-body", "-T", ShellQuote.quote(item.path)]
+        args.append("-H " + ShellQuote.quote("Content-Type: \(item.contentType)"))
+        args += ShellQuote.headerArguments(headers, hasToken: token != nil)
+        args.append(ShellQuote.quote(Redactor.url(url(for: item))))
+        return args.joined(separator: " ")
+    }
+}

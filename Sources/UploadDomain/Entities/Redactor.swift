@@ -1,0 +1,45 @@
+/// Removes secrets from URLs before they are shown or logged.
+public enum Redactor {
+    /// Query parameters whose values are secrets (presigned signatures, tokens, credentials).
+    static let secretParameters: Set<String> = [
+        "x-amz-signature", "x-amz-credential", "x-amz-security-token", "sig", "signature", "token",
+        "access_token", "auth", "key", "apikey", "api_key", "password", "secret",
+    ]
+
+    /// The URL with user info and secret query values replaced by `REDACTED`.
+    public static func url(_ url: String) -> String {
+        var text = url
+        if let authorityStart = authorityStart(of: text) {
+            let authorityEnd = text[authorityStart...].firstIndex(where: { "/?#".contains($0) }) ?? text.endIndex
+            if let at = text[authorityStart..<authorityEnd].lastIndex(of: "@") {
+                text.replaceSubrange(authorityStart...at, with: "REDACTED@")
+            }
+        }
+        guard let question = text.firstIndex(of: "?") else { return text }
+        let fragmentStart = text[question...].firstIndex(of: "#") ?? text.endIndex
+        let query = text[text.index(after: question)..<fragmentStart]
+        let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = pair[..<eq].lowercased()
+            return secretParameters.contains(name) ? pair[..<eq] + "=REDACTED" : String(pair)
+        }.joined(separator: "&")
+        return String(text[...question]) + redacted + String(text[fragmentStart...])
+    }
+
+    private static func authorityStart(of text: String) -> String.Index? {
+        let chars = Array(text.utf8)
+        guard chars.count >= 3 else { return nil }
+        for i in 0..<(chars.count - 2) where chars[i] == UInt8(ascii: ":") {
+            guard chars[i + 1] == UInt8(ascii: "/"), chars[i + 2] == UInt8(ascii: "/") else { return nil }
+            return text.utf8.index(text.utf8.startIndex, offsetBy: i + 3)
+        }
+        return nil
+    }
+
+    /// True for header names whose values are credentials.
+    public static func isSecretHeader(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower == "authorization" || lower == "cookie" || lower == "proxy-authorization"
+            || ["token", "secret", "key", "password", "session"].contains(where: lower.contains)
+    }
+}

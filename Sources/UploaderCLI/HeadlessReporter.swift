@@ -1,0 +1,147 @@
+import Foundation
+import UploadDomain
+
+/// The `--no-tui` front: human lines on stderr, and NDJSON events on stdout with `--json`.
+public actor HeadlessReporter {
+    /// Where lines go; tests collect them in memory.
+    public struct Output: Sendable {
+        public var standardOutput: @Sendable (String) -> Void
+        public var standardError: @Sendable (String) -> Void
+
+        /// Creates an output.
+        public init(standardOutput: @escaping @Sendable (String) -> Void, standardError: @escaping @Sendable (String) -> Void) {
+            self.standardOutput = standardOutput
+            self.standardError = standardError
+        }
+
+        /// The process's stdout and stderr, unbuffered line by line.
+        public static let process = Output(
+            standardOutput: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
+            standardError: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+    }
+
+    private let json: Bool
+    private let output: Output
+    private let clock: any UploadClock
+    private var lastProgressLine: Duration?
+    private var lastFileProgress: [Int: (time: Duration, sent: Int64)] = [:]
+    private var finished = 0
+
+    /// Creates a reporter; `json` adds NDJSON on stdout.
+    public init(json: Bool, output: Output = .process, clock: any UploadClock = SystemClock()) {
+        self.json = json
+        self.output = output
+        self.clock = clock
+    }
+
+    /// Prints a line of the user's own (a scan note, the fallback notice).
+    public func note(_ text: String) {
+        output.standardError("note: " + text)
+    }
+
+    /// Reports one phase change.
+    public func handle(_ event: UploadEvent, total: Int) {
+        if json { output.standardOutput(ndjson(event.kind.rawValue, event.file)) }
+        let file = event.file
+        let name = Sanitizer.displayName(file.name)
+        switch event.kind {
+        case .done:
+            finished += 1
+            let location = file.result?.location.map { " " + Sanitizer.displayName($0) } ?? ""
+            let status = file.httpStatus.map { " HTTP \($0)" } ?? ""
+            output.standardError("[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)")
+        case .failed:
+            finished += 1
+            let error = file.error.map { $0.forFile(file.name).description } ?? "\(name): failed"
+            output.standardError("[\(finished)/\(total)] failed    \(error)")
+        case .cancelled:
+            finished += 1
+            output.standardError("[\(finished)/\(total)] cancelled \(name)")
+        case .skipped:
+            finished += 1
+            output.standardError("[\(finished)/\(total)] skipped   \(name) (already uploaded)")
+        case .retrying:
+            let cause = file.error?.summary ?? "error"
+            output.standardError("retrying  \(name) after attempt \(file.attempt): \(cause)")
+        case .queued, .started, .modeling:
+            break
+        }
+    }
+
+    /// Throttled progress: one human line a second at most, and per-file NDJSON `progress` events.
+    public func progress(_ snapshot: UploadSnapshot) {
+        let now = clock.now
+        if json {
+            for file in snapshot.files where file.phase == .uploading || file.phase == .willStart {
+                let last = lastFileProgress[file.id]
+                guard last == nil || (now - last!.time >= .seconds(1) && last!.sent != file.sent) else { continue }
+                lastFileProgress[file.id] = (now, file.sent)
+                output.standardOutput(ndjson("progress", file))
+            }
+        }
+        guard snapshot.progress.counts.active > 0, lastProgressLine.map({ now - $0 >= .seconds(1) }) ?? true else {
+            return
+        }
+        lastProgressLine = now
+        let p = snapshot.progress
+        let percent = Int(p.fraction * 100)
+        let eta = p.eta.map { ", ETA " + Format.duration($0) } ?? ""
+        let state = snapshot.toast == .modeling ? "server processing" : "uploading"
+        output.standardError(
+            "\(state): \(p.counts.done)/\(p.counts.total) files done, \(Format.bytes(p.bytesSent)) of "
+                + "\(Format.bytes(p.bytesTotal)) (\(percent)%), \(Format.rate(p.bytesPerSecond))\(eta)")
+    }
+
+    /// The closing summary line (and NDJSON `summary`).
+    public func summary(_ snapshot: UploadSnapshot, exitCode: Int32) {
+        let p = snapshot.progress
+        let c = p.counts
+        let seconds = Format.seconds(snapshot.elapsed)
+        let doneBytes = snapshot.files.filter { $0.phase == .done }.reduce(Int64(0)) { $0 + $1.size }
+        let rate = seconds > 0 ? Double(doneBytes) / seconds : 0
+        output.standardError(
+            "\(c.total) files: \(c.done) done, \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
+                + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))")
+        guard json else { return }
+        var line = JSONLine()
+        line.add("event", "summary")
+        line.add("files", c.total)
+        line.add("done", c.done)
+        line.add("failed", c.failed)
+        line.add("cancelled", c.cancelled)
+        line.add("skipped", c.skipped)
+        line.add("bytes", doneBytes)
+        line.add("seconds", seconds)
+        line.add("bytes_per_second", rate)
+        line.add("exit_code", Int(exitCode))
+        line.add("ts", Self.timestamp())
+        output.standardOutput(line.text)
+    }
+
+    private func ndjson(_ event: String, _ file: FileSnapshot) -> String {
+        var line = JSONLine()
+        line.add("event", event)
+        line.add("file", file.name)
+        line.add("phase", file.phase.rawValue)
+        line.add("bytes_sent", file.sent)
+        line.add("bytes_total", file.size)
+        line.add("http_status", file.httpStatus)
+        if let result = file.result {
+            line.add("result", rawJSON: result.isJSON ? result.body : JSONLine.quote(result.body))
+        } else {
+            line.add("result", nil as String?)
+        }
+        line.add("location", file.result?.location)
+        line.add("error", file.error.map { $0.forFile(file.name).description })
+        line.add("attempt", file.attempt)
+        line.add("destination", file.destination)
+        line.add("ts", Self.timestamp())
+        return line.text
+    }
+
+    private static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date())
+    }
+}

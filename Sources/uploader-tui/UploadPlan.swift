@@ -1,0 +1,111 @@
+import Foundation
+import UploadData
+import UploadDomain
+import UploaderCLI
+
+/// A command line that cannot run: exit 2 before anything is sent.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Nothing to upload: exit 3.
+struct NothingToUpload: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Everything a run needs, validated.
+struct UploadPlan {
+    var items: [UploadItem]
+    var notes: [String]
+    var planner: any RequestPlanner
+    var source: String
+    var destination: String
+    var configuration: UploadSession.Configuration
+    var engineOptions: CurlEngine.Options
+    var headless: Bool
+    var json: Bool
+    var exitWhenDone: Bool
+}
+
+extension UploaderCommand {
+    func makePlan() throws -> UploadPlan {
+        guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
+        let headers = try header.map { line -> HTTPHeader in
+            guard let parsed = HTTPHeader(line: line) else {
+                throw UsageError(description: "invalid header '\(Sanitizer.displayName(line))': expected 'Name: value' on one line")
+            }
+            return parsed
+        }
+        let fields = try form.map { pair -> FormField in
+            guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+                throw UsageError(description: "invalid form field '\(Sanitizer.displayName(pair))': expected name=value")
+            }
+            return FormField(name: String(pair[..<eq]), value: String(pair[pair.index(after: eq)...]))
+        }
+        guard (1...64).contains(concurrency) else { throw UsageError(description: "--concurrency must be 1 to 64") }
+        guard retries >= 0 else { throw UsageError(description: "--retries must be 0 or more") }
+        let batchSize: Int
+        if batch == "all" {
+            batchSize = Int.max
+        } else if let n = Int(batch), n >= 1 {
+            batchSize = n
+        } else {
+            throw UsageError(description: "--batch takes a number of files or 'all', not '\(batch)'")
+        }
+        guard !field.isEmpty, !field.contains(where: { $0.isNewline || $0 == "\"" }) else {
+            throw UsageError(description: "--field must be a plain name")
+        }
+        let bearer = token ?? ProcessInfo.processInfo.environment["UPLOADER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        if let bearer, bearer.contains(where: { $0.isNewline }) {
+            throw UsageError(description: "the token holds a line break")
+        }
+
+        let planner: any RequestPlanner
+        let target: String
+        switch (to, put) {
+        case (let url?, nil):
+            target = try Self.validate(url: url, option: "--to")
+            planner = MultipartPlanner(
+                url: target, fileField: field, fields: fields, headers: headers, token: bearer, batchSize: batchSize)
+        case (nil, let url?):
+            target = try Self.validate(url: url, option: "--put")
+            planner = PutPlanner(baseURL: target, headers: headers, token: bearer)
+        case (nil, nil):
+            throw UsageError(description: "say where to upload: --to URL (multipart POST) or --put URL/ (PUT)")
+        default:
+            throw UsageError(description: "--to and --put cannot be used together")
+        }
+
+        let scan: FileScanner.Result
+        do {
+            scan = try FileScanner(recursive: recursive, includeHidden: hidden).scan(paths)
+        } catch {
+            throw UsageError(description: error.description)
+        }
+        guard !scan.items.isEmpty else {
+            let notes = scan.notes.map { "\n  " + $0 }.joined()
+            throw NothingToUpload(
+                description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let headless = noTUI || json || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
+        return UploadPlan(
+            items: scan.items, notes: scan.notes, planner: planner,
+            source: paths.joined(separator: " "), destination: Redactor.url(target),
+            configuration: UploadSession.Configuration(
+                concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast),
+            engineOptions: CurlEngine.Options(insecure: insecure),
+            headless: headless, json: json, exitWhenDone: exitWhenDone)
+    }
+
+    /// Accepts absolute http(s) URLs with a host; anything else is a usage error.
+    static func validate(url: String, option: String) throws -> String {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else {
+            throw UsageError(
+                description: "\(option): invalid URL '\(Sanitizer.displayName(Redactor.url(url)))' (expected http:// or https://)")
+        }
+        return url
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import UploadData
+import UploadDomain
+import UploaderCLI
+
+/// `uploader-tui PATH... --to URL`: parses, builds a configuration and runs it.
+@main
+struct UploaderCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "uploader-tui",
+        abstract: "Upload files and folders over HTTP with live progress.",
+        discussion: """
+            Modes: --to URL posts multipart/form-data; --put URL/ PUTs each file's bytes to URL + its path.
+            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, 3 nothing to upload,
+            130 interrupted.
+            """)
+
+    @Argument(help: "Files or folders to upload.")
+    var paths: [String] = []
+
+    @Option(help: ArgumentHelp("POST each file as multipart/form-data to this URL.", valueName: "url"))
+    var to: String?
+
+    @Option(help: ArgumentHelp("PUT each file's raw bytes to this base URL plus its relative path.", valueName: "url"))
+    var put: String?
+
+    @Option(help: "Form field name for files.")
+    var field = "file"
+
+    @Option(help: ArgumentHelp("Files per multipart request: a number or 'all'.", valueName: "n|all"))
+    var batch = "1"
+
+    @Option(name: .customShort("F"), help: ArgumentHelp("Extra form field (repeatable).", valueName: "name=value"))
+    var form: [String] = []
+
+    @Option(name: .customShort("H"), help: ArgumentHelp("Extra request header (repeatable).", valueName: "Name: value"))
+    var header: [String] = []
+
+    @Option(help: "Bearer token (default: $UPLOADER_TOKEN). Never printed.")
+    var token: String?
+
+    @Option(help: "Requests in flight at once (1-64).")
+    var concurrency = 4
+
+    @Option(help: "Retries per file for connection errors, timeouts, 408, 429 and 5xx.")
+    var retries = 5
+
+    @Flag(name: [.short, .long], help: "Descend into subfolders.")
+    var recursive = false
+
+    @Flag(help: "Include hidden files and folders (names starting with '.').")
+    var hidden = false
+
+    @Flag(name: .customLong("no-tui"), help: "Plain output for scripts (automatic when stdout is not a terminal or CI is set).")
+    var noTUI = false
+
+    @Flag(help: "Write NDJSON events to stdout.")
+    var json = false
+
+    @Flag(help: "Leave the screen when the batch ends instead of waiting for 'q'.")
+    var exitWhenDone = false
+
+    @Flag(help: "Skip TLS certificate verification (unsafe).")
+    var insecure = false
+
+    @Flag(help: "Cancel the rest of the batch at the first failure.")
+    var failFast = false
+
+    /// Parses by hand so every usage error exits with 2, as documented, not ArgumentParser's 64.
+    static func main() async {
+        let command: UploaderCommand
+        do {
+            guard let parsed = try parseAsRoot() as? UploaderCommand else { Foundation.exit(ExitStatus.usage.rawValue) }
+            command = parsed
+        } catch {
+            if exitCode(for: error) == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data("uploader-tui: \(message(for: error))\n".utf8))
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+        let status: ExitStatus
+        do {
+            let plan = try command.makePlan()
+            status = await UploadRun(plan: plan).run()
+        } catch {
+            FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
+            status = error is UsageError ? .usage : .nothingToUpload
+        }
+        Foundation.exit(status.rawValue)
+    }
+}

@@ -1,0 +1,92 @@
+import Synchronization
+import UploadDomain
+
+/// A transport the test drives by hand: each request waits until the test answers it.
+final class InMemoryTransport: UploadTransport {
+    struct Pending: Sendable {
+        let request: TransferRequest
+        let probe: TransferProbe
+        let reply: @Sendable (Result<TransferResponse, UploadError>) -> Void
+    }
+
+    let started: AsyncStream<Pending>
+    private let sink: AsyncStream<Pending>.Continuation
+    let pausedCalls = Mutex<[Bool]>([])
+
+    init() {
+        (started, sink) = AsyncStream.makeStream()
+    }
+
+    func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
+        let box = Mutex<CheckedContinuation<TransferResponse, any Error>?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                box.withLock { $0 = continuation }
+                sink.yield(
+                    Pending(request: request, probe: probe) { result in
+                        box.withLock { $0.take() }?.resume(with: result.mapError { $0 as any Error })
+                    })
+            }
+        } onCancel: {
+            box.withLock { $0.take() }?.resume(throwing: UploadError(.cancelled))
+        }
+    }
+
+    func setPaused(_ paused: Bool, probe: TransferProbe) {
+        pausedCalls.withLock { $0.append(paused) }
+    }
+}
+
+/// A clock that moves only when the test says so.
+final class ManualClock: UploadClock {
+    private struct State {
+        var now: Duration = .zero
+        var sleepers: [(deadline: Duration, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+    private let state = Mutex(State())
+
+    var now: Duration { state.withLock { $0.now } }
+
+    func sleep(for duration: Duration) async throws {
+        await withCheckedContinuation { continuation in
+            state.withLock { $0.sleepers.append(($0.now + duration, continuation)) }
+        }
+    }
+
+    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    func advance(by duration: Duration) {
+        let due = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.now += duration
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.map(\.continuation)
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for continuation in due { continuation.resume() }
+    }
+}
+
+/// Builds plain requests; results are the body for each file.
+struct EchoPlanner: RequestPlanner {
+    var batchSize = 1
+    func destination(of item: UploadItem) -> String { "mem://\(item.relativePath)" }
+    func curlCommand(for item: UploadItem) -> String { "curl mem://\(item.relativePath)" }
+    func request(for items: [UploadItem]) throws(UploadError) -> TransferRequest {
+        TransferRequest(
+            method: .post, url: "mem://", headers: [], bearerToken: nil,
+            body: .multipart(fields: [], fileField: "file", files: items))
+    }
+    func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
+        items.map { UploadResult(httpStatus: response.status, body: response.body, isJSON: false, location: $0.relativePath) }
+    }
+}
+
+func items(_ sizes: [Int64]) -> [UploadItem] {
+    sizes.enumerated().map { index, size in
+        UploadItem(
+            id: index, path: "/data/f\(index).jpg", relativePath: "f\(index).jpg", size: size, modified: 0,
+            contentType: "image/jpeg")
+    }
+}
+

@@ -1,0 +1,40 @@
+import Testing
+import UploadDomain
+
+@Suite("RetryPolicy")
+struct RetryPolicyTests {
+    let policy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(100), maxDelay: .seconds(1))
+
+    @Test("connection errors, 408, 429 and 5xx retry; other 4xx and local errors do not")
+    func classification() {
+        #expect(RetryPolicy.isRetryable(UploadError(.connectionFailed)))
+        #expect(RetryPolicy.isRetryable(UploadError(.timedOut)))
+        #expect(RetryPolicy.isRetryable(UploadError(.serverError)))
+        #expect(RetryPolicy.isRetryable(UploadError(.httpStatus(503))))
+        #expect(RetryPolicy.isRetryable(UploadError(.httpStatus(429))))
+        #expect(RetryPolicy.isRetryable(UploadError(UploadError.code(forStatus: 408))))
+        #expect(!RetryPolicy.isRetryable(UploadError(.httpStatus(400))))
+        #expect(!RetryPolicy.isRetryable(UploadError(.notFound)))
+        #expect(!RetryPolicy.isRetryable(UploadError(.unauthorized)))
+        #expect(!RetryPolicy.isRetryable(UploadError(.fileUnreadable)))
+        #expect(!RetryPolicy.isRetryable(UploadError(.cancelled)))
+    }
+
+    @Test("full jitter grows exponentially up to the cap, and stops after maxRetries")
+    func backoff() {
+        let error = UploadError(.connectionFailed)
+        #expect(policy.delay(after: error, attempt: 1, unit: 1) == .milliseconds(100))
+        #expect(policy.delay(after: error, attempt: 2, unit: 1) == .milliseconds(200))
+        #expect(policy.delay(after: error, attempt: 3, unit: 0.5) == .milliseconds(200))
+        #expect(policy.delay(after: error, attempt: 3, unit: 0) == .zero)
+        #expect(policy.delay(after: error, attempt: 4, unit: 1) == nil)
+        let capped = RetryPolicy(maxRetries: 30, baseDelay: .milliseconds(100), maxDelay: .seconds(1))
+        #expect(capped.delay(after: error, attempt: 20, unit: 1) == .seconds(1))
+    }
+
+    @Test("Retry-After wins over the computed backoff")
+    func retryAfter() {
+        let error = UploadError(.httpStatus(429), retryAfter: 2)
+        #expect(policy.delay(after: error, attempt: 1, unit: 0) == .seconds(2))
+    }
+}

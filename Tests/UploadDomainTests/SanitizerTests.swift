@@ -1,0 +1,32 @@
+import Testing
+import UploadDomain
+
+@Suite("Sanitizer and Redactor")
+struct SanitizerTests {
+    @Test("control characters and escape sequences are shown escaped")
+    func escapes() {
+        #expect(Sanitizer.displayName("a\u{1B}[31mb") == "a\\x1B[31mb")
+        #expect(Sanitizer.displayName("line\r\nbreak") == "line\\x0D\\x0Abreak")
+        #expect(Sanitizer.displayName("rtl\u{202E}gpj.exe") == "rtl\\u{202E}gpj.exe")
+        #expect(Sanitizer.displayName("고양이 😀.jpg") == "고양이 😀.jpg")
+    }
+
+    @Test("signatures, credentials and user info are removed from URLs")
+    func redaction() {
+        let presigned = "https://b.s3.amazonaws.com/k.jpg?X-Amz-Credential=AKIA/x&X-Amz-Signature=abc123&x-id=PutObject"
+        let redacted = Redactor.url(presigned)
+        #expect(!redacted.contains("abc123"))
+        #expect(!redacted.contains("AKIA"))
+        #expect(redacted.contains("x-id=PutObject"))
+        #expect(Redactor.url("http://user:pw@host/p?sig=s3cr3t") == "http://REDACTED@host/p?sig=REDACTED")
+        #expect(Redactor.url("http://127.0.0.1:8080/datasets/1/images") == "http://127.0.0.1:8080/datasets/1/images")
+    }
+
+    @Test("headers with CR or LF are refused")
+    func headerInjection() {
+        #expect(HTTPHeader(line: "X-Test: ok") == HTTPHeader(name: "X-Test", value: "ok"))
+        #expect(HTTPHeader(line: "X-Test: a\r\nX-Evil: 1") == nil)
+        #expect(HTTPHeader(line: "Bad Name: x") == nil)
+        #expect(HTTPHeader(line: "no colon") == nil)
+    }
+}

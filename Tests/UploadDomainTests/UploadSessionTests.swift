@@ -1,0 +1,133 @@
+import Testing
+import UploadDomain
+
+@Suite("UploadSession")
+struct UploadSessionTests {
+    /// Reads events until one of `kind` arrives for `file`, returning the kinds seen for that file on the way.
+    func awaitEvent(
+        _ kind: UploadEvent.Kind, file: Int, in events: inout AsyncStream<UploadEvent>.Iterator
+    ) async -> UploadEvent? {
+        while let event = await events.next() {
+            if event.kind == kind, event.file.id == file { return event }
+        }
+        return nil
+    }
+
+    @Test("the concurrency cap holds, progress folds into per-file and batch figures, and phases go in order")
+    func progressAggregation() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([100, 200, 300]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 2), clock: clock, random: { 1 })
+        var events = session.events.makeAsyncIterator()
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        let second = try #require(await started.next())
+        #expect(first.request.files.map(\.id) == [0])
+        #expect(second.request.files.map(\.id) == [1])
+
+        var snapshot = await session.snapshot()
+        #expect(snapshot.progress.counts.willStart == 2)
+        #expect(snapshot.progress.counts.queued == 1)
+        #expect(snapshot.toast == .willStart)
+
+        // The request counts framing bytes too: 50 of 125 request bytes is 40 of the file's 100.
+        first.probe.report(sent: 50, total: 125)
+        snapshot = await session.snapshot()
+        #expect(snapshot.files[0].sent == 40)
+        #expect(snapshot.progress.bytesSent == 40)
+        #expect(snapshot.progress.bytesTotal == 600)
+        #expect(snapshot.toast == .uploading(fraction: 40.0 / 600.0))
+
+        first.probe.report(sent: 125, total: 125)
+        #expect(await awaitEvent(.modeling, file: 0, in: &events) != nil)
+        snapshot = await session.snapshot()
+        #expect(snapshot.files[0].phase == .modeling)
+        #expect(snapshot.files[0].sent == 100)
+
+        first.reply(.success(TransferResponse(status: 201, body: "ok")))
+        let done = try #require(await awaitEvent(.done, file: 0, in: &events))
+        #expect(done.file.result?.location == "f0.jpg")
+        let third = try #require(await started.next())
+        #expect(third.request.files.map(\.id) == [2])
+
+        second.reply(.success(TransferResponse(status: 503, headers: ["retry-after": "2"], body: "busy")))
+        let retrying = try #require(await awaitEvent(.retrying, file: 1, in: &events))
+        #expect(retrying.file.error?.httpStatus == 503)
+        #expect(retrying.file.phase == .queued)
+        while clock.sleeperCount == 0 { await Task.yield() }
+        clock.advance(by: .seconds(2))
+        let again = try #require(await started.next())
+        #expect(again.request.files.map(\.id) == [1])
+        #expect(await session.snapshot().files[1].attempt == 2)
+
+        again.reply(.success(TransferResponse(status: 400, body: "{\"error\":\"bad\"}")))
+        let failed = try #require(await awaitEvent(.failed, file: 1, in: &events))
+        #expect(failed.file.error?.httpStatus == 400)
+        #expect(failed.file.error?.bodyExcerpt == "{\"error\":\"bad\"}")
+
+        third.reply(.success(TransferResponse(status: 200)))
+        await session.waitUntilIdle()
+        snapshot = await session.snapshot()
+        #expect(snapshot.progress.counts.done == 2)
+        #expect(snapshot.progress.counts.failed == 1)
+        #expect(snapshot.toast == .fail(failed: 1, cancelled: 0))
+    }
+
+    @Test("cancelling one file ends it cancelled and leaves the others running; retry sends it again")
+    func cancelOneThenRetry() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(
+            items: items([10, 20]), planner: EchoPlanner(), transport: transport, configuration: .init(concurrency: 2))
+        var events = session.events.makeAsyncIterator()
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        let second = try #require(await started.next())
+        await session.handle(.cancel(fileID: 0))
+        #expect(await awaitEvent(.cancelled, file: 0, in: &events) != nil)
+        second.reply(.success(TransferResponse(status: 201)))
+        #expect(await awaitEvent(.done, file: 1, in: &events) != nil)
+        first.reply(.success(TransferResponse(status: 201)))  // too late: the transfer was torn down
+        await session.handle(.retry(fileID: 0))
+        let retried = try #require(await started.next())
+        #expect(retried.request.files.map(\.id) == [0])
+        retried.reply(.success(TransferResponse(status: 201)))
+        #expect(await awaitEvent(.done, file: 0, in: &events) != nil)
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().toast == .done)
+    }
+
+    @Test("a batch request spreads its progress over its files in order")
+    func batchProgress() async throws {
+        let transport = InMemoryTransport()
+        var planner = EchoPlanner()
+        planner.batchSize = 3
+        let session = UploadSession(items: items([100, 100, 100]), planner: planner, transport: transport)
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let request = try #require(await started.next())
+        #expect(request.request.files.count == 3)
+        request.probe.report(sent: 150, total: 300)
+        let files = await session.snapshot().files
+        #expect(files.map(\.sent) == [100, 50, 0])
+        request.reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+    }
+
+    @Test("unreadable files fail at once without a request, naming the cause")
+    func unreadable() async {
+        let transport = InMemoryTransport()
+        let item = UploadItem(
+            id: 0, path: "/x", relativePath: "x.jpg", size: 0, modified: 0, contentType: "image/jpeg",
+            unreadableReason: "Permission denied")
+        let session = UploadSession(items: [item], planner: EchoPlanner(), transport: transport)
+        await session.start()
+        await session.waitUntilIdle()
+        let file = await session.snapshot().files[0]
+        #expect(file.phase == .failed)
+        #expect(file.error?.description == "x.jpg: cannot read file: Permission denied")
+    }
+}
