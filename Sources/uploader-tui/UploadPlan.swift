@@ -55,6 +55,13 @@ extension UploaderCommand {
         guard !field.isEmpty, !field.contains(where: { $0.isNewline || $0 == "\"" }) else {
             throw UsageError(description: "--field must be a plain name")
         }
+        var speed = 0
+        if let limitRate {
+            guard let parsed = ByteSize.parse(limitRate), parsed > 0 else {
+                throw UsageError(description: "--limit-rate takes a size such as 500K or 2M, not '\(limitRate)'")
+            }
+            speed = Int(parsed)
+        }
         let bearer = token ?? ProcessInfo.processInfo.environment["UPLOADER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         if let bearer, bearer.contains(where: { $0.isNewline }) {
             throw UsageError(description: "the token holds a line break")
@@ -94,7 +101,7 @@ extension UploaderCommand {
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast),
-            engineOptions: CurlEngine.Options(insecure: insecure),
+            engineOptions: CurlEngine.Options(insecure: insecure, maxSendSpeed: speed),
             headless: headless, json: json, exitWhenDone: exitWhenDone)
     }
 

@@ -46,6 +46,9 @@ struct UploaderCommand: AsyncParsableCommand {
     @Option(help: "Retries per file for connection errors, timeouts, 408, 429 and 5xx.")
     var retries = 5
 
+    @Option(help: ArgumentHelp("Cap each transfer's upload speed, bytes/s with K/M/G suffixes (1024-based).", valueName: "rate"))
+    var limitRate: String?
+
     @Flag(name: [.short, .long], help: "Descend into subfolders.")
     var recursive = false
 

@@ -16,12 +16,15 @@ public final class CurlEngine: UploadTransport {
         public var userAgent: String
         /// Connections kept open for reuse.
         public var maxCachedConnections: Int
+        /// Upload speed cap per transfer in bytes/s (curl's `--limit-rate`); 0 is unlimited.
+        public var maxSendSpeed: Int
 
         /// Creates options.
         public init(
             insecure: Bool = false, connectTimeoutMilliseconds: Int = 15_000, userAgent: String = "uploader-tui/0.1",
-            maxCachedConnections: Int = 64
+            maxCachedConnections: Int = 64, maxSendSpeed: Int = 0
         ) {
+            self.maxSendSpeed = maxSendSpeed
             self.insecure = insecure
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.userAgent = userAgent

@@ -62,6 +62,9 @@ final class CurlTransfer: @unchecked Sendable {
             try set(CURLOPT_SSL_VERIFYPEER, 0)
             try set(CURLOPT_SSL_VERIFYHOST, 0)
         }
+        if options.maxSendSpeed > 0 {
+            try check(ccurl_easy_setopt_off(easy, CURLOPT_MAX_SEND_SPEED_LARGE, curl_off_t(options.maxSendSpeed)))
+        }
         try set(CURLOPT_NOPROGRESS, 0)
         try check(ccurl_easy_setopt_xferinfo(easy, CurlCallbacks.progress))
         try set(CURLOPT_XFERINFODATA, pointer: me)

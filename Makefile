@@ -1,0 +1,33 @@
+# uploader-tui — build, test and demo on a fresh Debian machine.
+SHELL := /bin/bash
+APT_PACKAGES := libcurl4-openssl-dev libncurses-dev tmux curl python3
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
+
+.PHONY: all deps build test demo clean
+
+all: build
+
+## Installs the Debian packages the build, tests and demo need (only those missing).
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	swift build --product uploader-tui
+	swift build --product uploader-server
+
+## Unit and integration tests: real libcurl against the reference server on 127.0.0.1.
+test: deps
+	swift build --build-tests
+	UPLOADER_BIN="$(BIN)" swift test --skip-build
+
+## Starts uploader-server on a free port, makes sample images, uploads them with uploader-tui, stops the server.
+demo: build
+	BIN="$(BIN)" scripts/demo.sh
+
+clean:
+	rm -rf .build demo-data

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+/// The built `uploader-tui` binary, run as a child process: what scripts and CI rely on.
+@Suite("uploader-tui --no-tui end to end", .serialized)
+struct HeadlessBinaryTests {
+    let binary = ChildProcess.uploaderBinary
+
+    func events(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            return try #require(object as? [String: Any], "not an object: \(line)")
+        }
+    }
+
+    @Test("--json writes parseable NDJSON, in order per file, and exits 0")
+    func ndjsonAndSuccess() async throws {
+        let server = try await ServerFixture.start { $0.modelingDelay = 0.05 }
+        let folder = try TestFolder()
+        for i in 0..<6 { try folder.write("cat-\(i).jpg", size: 200_000 + i, seed: UInt64(i), prefix: Magic.jpeg) }
+        let outcome = try ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/pets/images"), "--json", "--concurrency", "3"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = try events(outcome.standardOutput)
+        let order = ["queued", "started", "modeling", "done"]
+        for i in 0..<6 {
+            let kinds = lines.filter { $0["file"] as? String == "cat-\(i).jpg" }.compactMap { $0["event"] as? String }
+                .filter { $0 != "progress" }
+            #expect(kinds == order, "cat-\(i).jpg: \(kinds)")
+            let done = try #require(lines.first { $0["file"] as? String == "cat-\(i).jpg" && $0["event"] as? String == "done" })
+            #expect(done["http_status"] as? Int == 201)
+            #expect(done["bytes_sent"] as? Int == 200_000 + i)
+            #expect(done["bytes_total"] as? Int == 200_000 + i)
+            #expect(done["attempt"] as? Int == 1)
+            #expect(done["location"] as? String == "datasets/pets/cat-\(i).jpg")
+            #expect((done["result"] as? [String: Any])?["sha256"] as? String == (try sha256(ofFile: folder.path + "/cat-\(i).jpg")))
+            for key in ["phase", "error", "ts"] { #expect(done.keys.contains(key), "done lacks \(key)") }
+        }
+        let summary = try #require(lines.last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["done"] as? Int == 6)
+        #expect(summary["exit_code"] as? Int == 0)
+        #expect(outcome.standardError.contains("6 files: 6 done, 0 failed"))
+        await server.stop()
+    }
+
+    @Test("a server answering 500 fails the files with status and excerpt, and exits 1")
+    func serverErrorExitsOne() async throws {
+        let server = try await ServerFixture.start { $0.failRate = 1; $0.failStatus = 500 }
+        let folder = try TestFolder()
+        try folder.write("dog.jpg", size: 10_000, seed: 3, prefix: Magic.jpeg)
+        let outcome = try ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/x/images"), "--no-tui", "--json", "--retries", "0"])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("failed    dog.jpg: HTTP 500 server error — "))
+        let failed = try #require(try events(outcome.standardOutput).first { $0["event"] as? String == "failed" })
+        #expect(failed["http_status"] as? Int == 500)
+        #expect((failed["error"] as? String)?.contains("injected fault") == true)
+        await server.stop()
+    }
+
+    @Test("usage errors exit 2 before anything is sent; an empty folder exits 3")
+    func usageAndNothing() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        try folder.write("a.jpg", size: 100, seed: 1)
+        let url = server.url("/datasets/x/images")
+        let cases: [[String]] = [
+            [folder.path, "--to", url, "--bogus-flag"],
+            [folder.path + "/missing", "--to", url],
+            [folder.path, "--to", "not a url"],
+            [folder.path, "--to", "ftp://127.0.0.1/x"],
+            [folder.path],
+            [folder.path, "--to", url, "-H", "X-Bad: a\r\nX-Injected: 1"],
+            [folder.path, "--to", url, "--batch", "zero"],
+        ]
+        for arguments in cases {
+            let outcome = try ChildProcess.run(binary, arguments + ["--no-tui"])
+            #expect(outcome.status == 2, "\(arguments): \(outcome.standardError)")
+            #expect(outcome.standardError.hasPrefix("uploader-tui: "), "\(outcome.standardError)")
+            #expect(outcome.standardError.split(separator: "\n").count == 1, "one line: \(outcome.standardError)")
+        }
+        #expect(await server.server.statistics.requests == 0)
+        let empty = try TestFolder("empty")
+        let nothing = try ChildProcess.run(binary, [empty.path, "--to", url, "--no-tui"])
+        #expect(nothing.status == 3)
+        #expect(nothing.standardError.contains("nothing to upload in \(empty.path)"))
+        await server.stop()
+    }
+
+    @Test("the token authorises the upload and never appears in any output; a wrong one fails with 401")
+    func tokenNeverPrinted() async throws {
+        let secret = "s3cr3t-token-value"
+        let server = try await ServerFixture.start { $0.token = secret }
+        let folder = try TestFolder()
+        try folder.write("a.png", size: 5_000, seed: 2, prefix: Magic.png)
+        let url = server.url("/datasets/t/images")
+        let good = try ChildProcess.run(binary, [folder.path, "--to", url, "--json"], environment: ["UPLOADER_TOKEN": secret])
+        #expect(good.status == 0, "\(good.standardError)")
+        let bad = try ChildProcess.run(binary, [folder.path, "--to", url, "--json", "--token", "wrong-\(secret)"])
+        #expect(bad.status == 1)
+        #expect(bad.standardError.contains("a.png: HTTP 401 unauthorized"))
+        for output in [good.standardOutput, good.standardError, bad.standardOutput, bad.standardError] {
+            #expect(!output.contains(secret))
+        }
+        await server.stop()
+    }
+
+    @Test("an unreadable file is reported by name and the rest still upload")
+    func unreadableFile() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        try folder.write("ok.jpg", size: 1_000, seed: 1, prefix: Magic.jpeg)
+        // A dangling link cannot be read whoever runs the test (root reads files whatever their mode).
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/gone.jpg", withDestinationPath: "/nonexistent/x")
+        let outcome = try ChildProcess.run(binary, [folder.path, "--to", server.url("/datasets/u/images"), "--no-tui"])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("gone.jpg: cannot read file: No such file or directory"))
+        #expect(outcome.standardError.contains("done      ok.jpg"))
+        await server.stop()
+    }
+}
