@@ -90,7 +90,7 @@ struct MultipartUploadTests {
         let folder = try TestFolder()
         let names = [
             "with space.jpg", "quote\"d.jpg", "semi;colon.jpg", "고양이.jpg", "emoji😀.jpg", "cr\rlf\n.jpg",
-            "inject.jpg\r\nContent-Type: text/html\r\n\r\nX",
+            "inject.jpg\r\nContent-Type: text-html\r\nX-Evil: 1\r\n\r\nX",
         ]
         var hashes: [String: String] = [:]
         for (i, name) in names.enumerated() {
