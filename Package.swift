@@ -54,7 +54,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "UploadDomainTests", dependencies: ["UploadDomain"]),
-        .testTarget(name: "UploaderTUITests", dependencies: ["UploaderTUI", "UploadDomain"]),
+        .testTarget(name: "UploaderTUITests", dependencies: ["UploaderTUI", "UploadDomain"], exclude: ["Snapshots"]),
+        .testTarget(name: "ReferenceServerTests", dependencies: ["ReferenceServer"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: [

@@ -1,1 +1,136 @@
+#define _GNU_SOURCE 1
+#define NCURSES_WIDECHAR 1
+#define _XOPEN_SOURCE_EXTENDED 1
+#include <locale.h>
+#include <langinfo.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <wchar.h>
+#include <ncursesw/ncurses.h>
 #include "CNcurses.h"
+
+static SCREEN *cn_screen = NULL;
+static int cn_colors = 0;
+
+int cn_setlocale_is_utf8(void) {
+    setlocale(LC_ALL, "");
+    const char *codeset = nl_langinfo(CODESET);
+    if (codeset == NULL) return 0;
+    return strcasecmp(codeset, "UTF-8") == 0 || strcasecmp(codeset, "utf8") == 0;
+}
+
+int cn_start(int want_color, int timeout_ms) {
+    if (cn_screen != NULL) return -1;
+    cn_screen = newterm(NULL, stdout, stdin);
+    if (cn_screen == NULL) return -1;
+    set_term(cn_screen);
+    cbreak();          // keeps ISIG: Ctrl-C stays a signal the executable handles
+    noecho();
+    nonl();
+    intrflush(stdscr, FALSE);
+    keypad(stdscr, TRUE);
+    set_escdelay(25);  // Esc closes panes; the default 1 s delay feels broken
+    curs_set(0);
+    wtimeout(stdscr, timeout_ms);
+    scrollok(stdscr, FALSE);
+    leaveok(stdscr, TRUE);
+    cn_colors = 0;
+    if (want_color && has_colors() && start_color() == OK) {
+        use_default_colors();  // -1 background: readable on dark and light terminals
+        static const short palette[] = {COLOR_RED, COLOR_GREEN, COLOR_YELLOW, COLOR_BLUE,
+                                        COLOR_MAGENTA, COLOR_CYAN};
+        for (short i = 0; i < 6; i++) init_pair((short)(i + 1), palette[i], -1);
+        cn_colors = 1;
+    }
+    werase(stdscr);
+    return cn_colors ? 1 : 0;
+}
+
+void cn_stop(void) {
+    if (cn_screen == NULL) return;
+    curs_set(1);
+    endwin();
+    delscreen(cn_screen);
+    cn_screen = NULL;
+    fflush(stdout);
+}
+
+int cn_rows(void) { return cn_screen ? getmaxy(stdscr) : 0; }
+int cn_cols(void) { return cn_screen ? getmaxx(stdscr) : 0; }
+
+int cn_read(uint32_t *value) {
+    wint_t ch = 0;
+    int status = wget_wch(stdscr, &ch);
+    if (status == ERR) return CN_READ_NONE;
+    if (status == KEY_CODE_YES) {
+        switch (ch) {
+        case KEY_RESIZE: return CN_READ_RESIZE;
+        case KEY_UP: *value = CN_KEY_UP; break;
+        case KEY_DOWN: *value = CN_KEY_DOWN; break;
+        case KEY_LEFT: *value = CN_KEY_LEFT; break;
+        case KEY_RIGHT: *value = CN_KEY_RIGHT; break;
+        case KEY_PPAGE: *value = CN_KEY_PAGE_UP; break;
+        case KEY_NPAGE: *value = CN_KEY_PAGE_DOWN; break;
+        case KEY_HOME: *value = CN_KEY_HOME; break;
+        case KEY_END: *value = CN_KEY_END; break;
+        case KEY_ENTER: *value = CN_KEY_ENTER; break;
+        case KEY_BACKSPACE: *value = CN_KEY_BACKSPACE; break;
+        case KEY_DC: *value = CN_KEY_DELETE; break;
+        case KEY_BTAB: *value = CN_KEY_BACK_TAB; break;
+        default: *value = CN_KEY_OTHER; break;
+        }
+        return CN_READ_KEY;
+    }
+    *value = (uint32_t)ch;
+    return CN_READ_CHAR;
+}
+
+static attr_t cn_attrs(int style) {
+    attr_t attrs = A_NORMAL;
+    if (style & CN_STYLE_BOLD) attrs |= A_BOLD;
+    if (style & CN_STYLE_DIM) attrs |= A_DIM;
+    if (style & CN_STYLE_REVERSE) attrs |= A_REVERSE;
+    if (style & CN_STYLE_UNDERLINE) attrs |= A_UNDERLINE;
+    return attrs;
+}
+
+void cn_put_cell(int y, int x, const uint32_t *scalars, int count, int width, int style) {
+    if (cn_screen == NULL || count <= 0) return;
+    int maxy = getmaxy(stdscr), maxx = getmaxx(stdscr);
+    if (y < 0 || x < 0 || y >= maxy || x >= maxx) return;
+    wchar_t text[CCHARW_MAX + 1];
+    int n = 0;
+    text[n++] = (wchar_t)scalars[0];
+    // Only zero-width marks may follow the spacing character inside one cchar_t.
+    for (int i = 1; i < count && n < CCHARW_MAX; i++) {
+        if (wcwidth((wchar_t)scalars[i]) != 0) break;
+        text[n++] = (wchar_t)scalars[i];
+    }
+    text[n] = L'\0';
+    int libc_width = wcwidth(text[0]);
+    if (libc_width < 0 || (width == 2 && x + 1 >= maxx)) {
+        text[0] = L'?';
+        text[1] = L'\0';
+        libc_width = 1;
+    }
+    short pair = cn_colors ? (short)(style & CN_STYLE_COLOR_MASK) : 0;
+    cchar_t cell;
+    if (setcchar(&cell, text, cn_attrs(style), pair, NULL) != OK) return;
+    mvwadd_wch(stdscr, y, x, &cell);
+    // When libc measures the character narrower than we did, blank the column we reserved.
+    if (width == 2 && libc_width == 1 && x + 1 < maxx) {
+        cchar_t blank;
+        wchar_t space[2] = {L' ', L'\0'};
+        setcchar(&blank, space, cn_attrs(style), pair, NULL);
+        mvwadd_wch(stdscr, y, x + 1, &blank);
+    }
+}
+
+void cn_refresh(void) {
+    if (cn_screen != NULL) wrefresh(stdscr);
+}
+
+void cn_invalidate(void) {
+    if (cn_screen != NULL) clearok(stdscr, TRUE);
+}

@@ -1,8 +1,10 @@
 import Dispatch
 import Foundation
+import Synchronization
 import UploadData
 import UploadDomain
 import UploaderCLI
+import UploaderTUI
 
 /// Runs a plan: the session on the libcurl engine, with the headless reporter or the screen in front.
 struct UploadRun {
@@ -13,9 +15,32 @@ struct UploadRun {
         defer { engine.shutdown() }
         let session = UploadSession(
             items: plan.items, planner: plan.planner, transport: engine, configuration: plan.configuration)
-        let interrupts = InterruptWatcher { Task { await session.handle(.cancelAll) } }
+        let screen = Mutex<Task<TUIOutcome, any Error>?>(nil)
+        let interrupts = InterruptWatcher {
+            screen.withLock { $0?.cancel() }
+            Task { await session.handle(.cancelAll) }
+        }
         defer { interrupts.stop() }
-        await runHeadless(session)
+        if plan.headless {
+            await runHeadless(session)
+        } else {
+            await session.start()
+            let configuration = TUIConfiguration(
+                source: plan.source, destination: plan.destination, exitWhenDone: plan.exitWhenDone)
+            let task = Task { try await TUIApp.run(session: session, configuration: configuration) }
+            screen.withLock { $0 = task }
+            do {
+                if try await task.value == .quitEarly { await session.handle(.cancelAll) }
+                await session.waitUntilIdle()
+                let snapshot = await session.snapshot()
+                let status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
+                await HeadlessReporter(json: false).summary(snapshot, exitCode: status.rawValue)
+            } catch {
+                // No usable terminal: say so once, then carry on headless with the same session.
+                FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
+                await runHeadless(session)
+            }
+        }
         let snapshot = await session.snapshot()
         return ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
     }

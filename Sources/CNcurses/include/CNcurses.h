@@ -1,1 +1,64 @@
-#include <ncurses.h>
+#ifndef CNCURSES_H
+#define CNCURSES_H
+
+#include <stdint.h>
+
+// A narrow, typed facade over ncursesw for UploaderTUI. Every function must be called from the
+// single thread that owns the terminal; none of them is variadic, and no ncurses macro or global
+// (stdscr, LINES, COLS, A_*, COLOR_PAIR) crosses into Swift.
+
+/// Style bits understood by cn_put_cell: low 4 bits a colour index (0 = terminal default).
+#define CN_STYLE_COLOR_MASK 0x0F
+#define CN_STYLE_BOLD 0x10
+#define CN_STYLE_DIM 0x20
+#define CN_STYLE_REVERSE 0x40
+#define CN_STYLE_UNDERLINE 0x80
+
+/// What cn_read reported.
+#define CN_READ_NONE 0       // timeout, nothing read
+#define CN_READ_CHAR 1       // *value is a Unicode scalar
+#define CN_READ_KEY 2        // *value is a CN_KEY_* code
+#define CN_READ_RESIZE 3     // the terminal was resized
+
+#define CN_KEY_UP 1
+#define CN_KEY_DOWN 2
+#define CN_KEY_LEFT 3
+#define CN_KEY_RIGHT 4
+#define CN_KEY_PAGE_UP 5
+#define CN_KEY_PAGE_DOWN 6
+#define CN_KEY_HOME 7
+#define CN_KEY_END 8
+#define CN_KEY_ENTER 9
+#define CN_KEY_BACKSPACE 10
+#define CN_KEY_DELETE 11
+#define CN_KEY_BACK_TAB 12
+#define CN_KEY_OTHER 99
+
+/// Calls setlocale(LC_ALL, "") and returns 1 when the resulting codeset is UTF-8.
+int cn_setlocale_is_utf8(void);
+
+/// Starts curses on stdin/stdout with newterm. Returns -1 when the terminal cannot be used,
+/// else a bit set: 1 = colours are active.
+int cn_start(int want_color, int timeout_ms);
+
+/// Restores the terminal (endwin) and frees the screen. Safe to call once after cn_start.
+void cn_stop(void);
+
+/// Current size of the screen.
+int cn_rows(void);
+int cn_cols(void);
+
+/// Waits up to the timeout for input.
+int cn_read(uint32_t *value);
+
+/// Writes one cell: `scalars` holds the grapheme's scalars (the first is the spacing one).
+/// `width` is the cell width the caller measured (1 or 2).
+void cn_put_cell(int y, int x, const uint32_t *scalars, int count, int width, int style);
+
+/// Flushes pending writes to the terminal.
+void cn_refresh(void);
+
+/// Forces the next refresh to repaint the whole screen.
+void cn_invalidate(void);
+
+#endif

@@ -310,6 +310,11 @@ public actor UploadSession {
         var sent: Int64 = 0
         var total: Int64 = 0
         for id in files.indices {
+            if files[id].machine.phase == .willStart, let requestID = files[id].requestID,
+                running[requestID]?.probe.sent ?? 0 > 0
+            {
+                _ = files[id].machine.bytesSent()
+            }
             let row = fileSnapshot(id, now: now)
             counts.add(row.phase)
             if row.phase != .skipped, row.phase != .cancelled {

@@ -1,0 +1,72 @@
+import UploadDomain
+
+/// The event loop: events update the UI state, commands go to the session, frames go out at most 30 times a second.
+struct AppLoop<Controller: UploadController, Screen: Terminal> {
+    let controller: Controller
+    let terminal: Screen
+    let renderer: ScreenRenderer
+    let exitWhenDone: Bool
+    let clock: any UploadClock
+    private var flusher = FrameFlusher()
+    private var ui: UIState
+    private var snapshot: UploadSnapshot?
+    private var dirty = true
+
+    init(controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool, clock: any UploadClock) {
+        self.controller = controller
+        self.terminal = terminal
+        self.renderer = renderer
+        self.exitWhenDone = exitWhenDone
+        self.clock = clock
+        ui = UIState(size: terminal.initialSize)
+    }
+
+    /// Runs until the user quits, the batch ends with `exitWhenDone`, the events end or the task is cancelled.
+    mutating func run() async -> TUIOutcome {
+        var snapshot = await controller.snapshot()
+        self.snapshot = snapshot
+        flushIfDue(force: true)
+        // The stream ends (and the loop with it) when the task is cancelled or the terminal goes away.
+        for await event in terminal.events {
+            if case .tick = event {
+                snapshot = await controller.snapshot()
+                self.snapshot = snapshot
+                dirty = true
+            }
+            let update = KeyMap.update(ui, event, snapshot)
+            if update.state != ui { dirty = true }
+            ui = update.state
+            if !update.commands.isEmpty {
+                for command in update.commands { await controller.handle(command) }
+                snapshot = await controller.snapshot()
+                self.snapshot = snapshot
+                dirty = true
+            }
+            if update.effect == .quit {
+                return Self.outcome(snapshot)
+            }
+            if exitWhenDone, snapshot.isIdle {
+                flushIfDue(force: true)
+                return .finished
+            }
+            if case .resize = event { flusher.invalidate() }
+            flushIfDue(force: false)
+            if Task.isCancelled { break }
+        }
+        return Self.outcome(await controller.snapshot())
+    }
+
+    private static func outcome(_ snapshot: UploadSnapshot) -> TUIOutcome {
+        snapshot.isIdle && snapshot.progress.counts.pending == 0 ? .finished : .quitEarly
+    }
+
+    private mutating func flushIfDue(force: Bool) {
+        guard dirty, let snapshot else { return }
+        let now = clock.now
+        guard force || flusher.isDue(at: now) else { return }
+        let frame = renderer.render(snapshot, ui, size: ui.size)
+        let rows = flusher.flush(frame, at: now)
+        if !rows.isEmpty { terminal.write(frame, rows: rows) }
+        dirty = false
+    }
+}

@@ -1,0 +1,27 @@
+/// How the terminal UI runs.
+public struct TUIConfiguration: Sendable {
+    /// The folder or files being uploaded, as the header shows them.
+    public var source: String
+    /// Where they go, secrets already removed.
+    public var destination: String
+    /// Leave as soon as the batch is idle instead of waiting for `q`.
+    public var exitWhenDone: Bool
+    /// False draws without colours (`--no-color`); `NO_COLOR` in the environment also turns them off.
+    public var useColor: Bool
+
+    /// Creates a configuration.
+    public init(source: String, destination: String, exitWhenDone: Bool = false, useColor: Bool = true) {
+        self.source = source
+        self.destination = destination
+        self.exitWhenDone = exitWhenDone
+        self.useColor = useColor
+    }
+}
+
+/// How the terminal UI ended.
+public enum TUIOutcome: Sendable, Equatable {
+    /// The batch was idle when the user quit, or `exitWhenDone` ended it.
+    case finished
+    /// The user quit (or the task was cancelled) with work still pending.
+    case quitEarly
+}

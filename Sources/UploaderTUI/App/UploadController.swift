@@ -1,0 +1,13 @@
+import UploadDomain
+
+/// What the screen needs from a running batch: a snapshot to draw and a way to send commands.
+///
+/// `UploadSession` is the real one; tests use a small in-memory controller.
+public protocol UploadController: Sendable {
+    /// The batch as it stands now.
+    func snapshot() async -> UploadSnapshot
+    /// Carries out a user's command.
+    func handle(_ command: UploadCommand) async
+}
+
+extension UploadSession: UploadController {}

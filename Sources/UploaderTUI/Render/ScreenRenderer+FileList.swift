@@ -1,0 +1,158 @@
+import UploadDomain
+
+/// Column widths of the file list for a terminal width; 0 hides a column.
+struct Columns: Equatable {
+    var name: Int
+    var size: Int
+    var bar: Int
+    var percent: Int
+    var phase: Int
+    var rate: Int
+    var tries: Int
+
+    init(cols: Int) {
+        (size, bar, percent, phase, rate, tries) =
+            switch cols {
+            case 90...: (9, 16, 4, 10, 11, 3)
+            case 64..<90: (9, 10, 4, 10, 11, 0)
+            case 50..<64: (9, 0, 4, 10, 0, 0)
+            default: (0, 0, 4, 10, 0, 0)
+            }
+        // marker (2), two cells of gap before every column after the name, one cell of right margin
+        let shown = [size, bar, percent, phase, rate, tries].filter { $0 > 0 }
+        name = max(4, cols - 2 - 1 - shown.reduce(0, +) - 2 * shown.count)
+    }
+}
+
+extension ScreenRenderer {
+    // MARK: - File list
+
+    func renderList(_ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, layout: Layout) {
+        let cols = frame.size.cols
+        let columns = Columns(cols: cols)
+        var titles: [(String, Int, Bool)] = [("NAME", columns.name, false)]
+        if columns.size > 0 { titles.append(("SIZE", columns.size, true)) }
+        if columns.bar > 0 { titles.append(("PROGRESS", columns.bar, false)) }
+        titles.append(("%", columns.percent, true))
+        titles.append(("PHASE", columns.phase, false))
+        if columns.rate > 0 { titles.append(("RATE", columns.rate, true)) }
+        if columns.tries > 0 { titles.append(("TRY", columns.tries, true)) }
+        var x = 2
+        for title in titles {
+            frame.put(pad(title.0, title.1, right: title.2), x: x, y: layout.columnHeaderRow, style: style(bold: true, dim: true))
+            x += title.1 + 2
+        }
+
+        let files = snapshot.files
+        guard !files.isEmpty else {
+            frame.put("No files to upload", x: 2, y: layout.listTop, style: style(dim: true))
+            return
+        }
+        let end = min(files.count, state.scrollTop + layout.listHeight)
+        guard state.scrollTop < end else { return }
+        for index in state.scrollTop..<end {
+            let y = layout.listTop + index - state.scrollTop
+            renderRow(&frame, files[index], y: y, columns: columns, selected: index == state.selected)
+        }
+        if state.scrollTop > 0 {
+            frame.put(scrollMark(up: true), x: cols - 1, y: layout.listTop, style: style(dim: true))
+        }
+        if end < files.count {
+            frame.put(scrollMark(up: false), x: cols - 1, y: layout.listTop + layout.listHeight - 1, style: style(dim: true))
+        }
+    }
+
+    private func scrollMark(up: Bool) -> String {
+        glyphs.asciiOnly ? (up ? "^" : "v") : (up ? "▲" : "▼")
+    }
+
+    /// The phase as the list names it, with its colour.
+    func phaseLabel(_ file: FileSnapshot) -> (text: String, color: CellColor, dim: Bool) {
+        if file.isPaused { return ("paused", .yellow, false) }
+        switch file.phase {
+        case .queued: return file.attempt > 0 && file.error != nil ? ("retrying", .yellow, false) : ("queued", .default, true)
+        // The session may keep a file in willStart while its first bytes already flow.
+        case .willStart: return file.sent > 0 ? ("uploading", .cyan, false) : ("starting", .cyan, false)
+        case .uploading: return ("uploading", .cyan, false)
+        case .modeling: return ("processing", .magenta, false)
+        case .done: return ("done", .green, false)
+        case .failed: return ("failed", .red, false)
+        case .cancelled: return ("cancelled", .yellow, true)
+        case .skipped: return ("skipped", .default, true)
+        }
+    }
+
+    private func renderRow(_ frame: inout Frame, _ file: FileSnapshot, y: Int, columns: Columns, selected: Bool) {
+        let (label, color, dim) = phaseLabel(file)
+        var x = 0
+        frame.put(selected ? glyphs.pointer + " " : "  ", x: x, y: y, style: style(.cyan, bold: true))
+        x = 2
+        frame.put(pad(glyphs.display(file.name), columns.name), x: x, y: y, style: style(bold: selected, dim: dim))
+        x += columns.name + 2
+        if columns.size > 0 {
+            frame.put(pad(Formatting.bytes(file.size), columns.size, right: true), x: x, y: y, style: style(dim: true))
+            x += columns.size + 2
+        }
+        let triesX = frame.size.cols - 1 - columns.tries
+        if file.phase == .failed {
+            // The error takes the room of the bar, percentage, phase and rate: it is what the user needs.
+            let summary = file.error.map { error in
+                Sanitizer.displayName(error.summary)
+                    + (error.bodyExcerpt.map { " " + glyphs.dash + " " + Sanitizer.excerpt($0, limit: 120) } ?? "")
+            } ?? "no response"
+            let text = glyphs.display("failed " + glyphs.dot + " " + summary)
+            let room = (columns.tries > 0 ? triesX - 2 : frame.size.cols - 1) - x
+            frame.put(pad(text, room), x: x, y: y, style: style(.red, bold: true))
+        } else {
+            if columns.bar > 0 {
+                drawBar(&frame, x: x, y: y, width: columns.bar, fraction: file.fraction, color: color, dim: dim)
+                x += columns.bar + 2
+            }
+            frame.put(pad(Formatting.percent(file.fraction), columns.percent, right: true), x: x, y: y, style: style(dim: dim))
+            x += columns.percent + 2
+            frame.put(pad(label, columns.phase), x: x, y: y, style: style(color, bold: !dim, dim: dim))
+            x += columns.phase + 2
+            if columns.rate > 0 {
+                let rate = (file.phase == .uploading || file.phase == .willStart) && !file.isPaused ? Formatting.rate(file.bytesPerSecond, dash: "") : ""
+                frame.put(pad(rate, columns.rate, right: true), x: x, y: y, style: style(dim: true))
+            }
+        }
+        if columns.tries > 0 {
+            let tries = file.attempt > 0 ? "\(file.attempt)" : ""
+            frame.put(pad(tries, columns.tries, right: true), x: triesX, y: y, style: style(dim: file.attempt <= 1))
+        }
+        if selected {
+            frame.restyle(x: 0, y: y, count: frame.size.cols) { $0.reverse = true }
+        }
+    }
+
+    // MARK: - Footer
+
+    func renderFooter(_ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, layout: Layout) {
+        let cols = frame.size.cols
+        let y = layout.footerRow
+        let position = snapshot.files.isEmpty ? "" : "\(state.selected + 1)/\(snapshot.files.count)"
+        let arrows = glyphs.asciiOnly ? "Up/Dn" : "↑↓"
+        // Display order, with a priority: the hints that fit are kept by priority, shown in order.
+        let hints: [(key: String, label: String, priority: Int)] = [
+            (arrows, "select", 4), ("Enter", "details", 2), ("r", "retry", 3), ("R", "retry failed", 7),
+            ("c", "cancel", 5), ("C", "cancel all", 8), ("p", "pause", 6), ("+/-", "parallel", 9),
+            ("?", "help", 1), ("q", "quit", 0),
+        ]
+        var budget = cols - 2 - DisplayWidth.of(position) - 2
+        var kept = Set<Int>()
+        for (index, hint) in hints.enumerated().sorted(by: { $0.element.priority < $1.element.priority }) {
+            let width = DisplayWidth.of(hint.key) + 1 + DisplayWidth.of(hint.label) + 2
+            if width <= budget {
+                kept.insert(index)
+                budget -= width
+            }
+        }
+        var x = 1
+        for (index, hint) in hints.enumerated() where kept.contains(index) {
+            x += frame.put(hint.key, x: x, y: y, style: style(.cyan, bold: true))
+            x += frame.put(" " + hint.label + "  ", x: x, y: y, style: style(dim: true))
+        }
+        frame.put(position, x: cols - 1 - DisplayWidth.of(position), y: y, style: style(dim: true))
+    }
+}

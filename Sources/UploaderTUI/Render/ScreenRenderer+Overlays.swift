@@ -1,0 +1,142 @@
+import UploadDomain
+
+extension ScreenRenderer {
+    // MARK: - Detail pane
+
+    /// Label/value lines of the detail pane for `file`; values are sanitised.
+    func detailLines(_ file: FileSnapshot) -> [(label: String, value: String, color: CellColor)] {
+        let (phase, color, _) = phaseLabel(file)
+        var lines: [(String, String, CellColor)] = [
+            ("File", glyphs.display(file.name), .default),
+            ("Path", glyphs.display(file.path), .default),
+            ("Destination", glyphs.display(file.destination), .default),
+            ("Phase", phase, color),
+            ("Size", "\(Formatting.bytes(file.sent)) of \(Formatting.bytes(file.size)) (\(file.size) bytes)", .default),
+            ("Attempts", "\(file.attempt)", .default),
+            ("HTTP status", file.httpStatus.map { "\($0)" } ?? glyphs.dash, .default),
+        ]
+        if let result = file.result {
+            lines.append(("Response", glyphs.display(Sanitizer.excerpt(result.body, limit: 400)), .default))
+            if let location = result.location { lines.append(("Stored at", glyphs.display(location), .default)) }
+        } else if let excerpt = file.error?.bodyExcerpt, !excerpt.isEmpty {
+            lines.append(("Response", glyphs.display(Sanitizer.excerpt(excerpt, limit: 400)), .default))
+        }
+        if let error = file.error {
+            lines.append(("Error", glyphs.display(error.summary), .red))
+        }
+        if !file.curlCommand.isEmpty {
+            lines.append(("curl", glyphs.display(file.curlCommand), .default))
+        }
+        return lines
+    }
+
+    func renderDetail(_ frame: inout Frame, _ file: FileSnapshot, layout: Layout) {
+        let cols = frame.size.cols
+        let top = layout.toastRow
+        let height = layout.footerRow - top
+        guard height >= 3 else { return }
+        drawBox(&frame, x: 0, y: top, width: cols, height: height, style: style(.cyan), title: "Details")
+        let hint = " Esc closes "
+        frame.put(hint, x: max(1, cols - 2 - DisplayWidth.of(hint)), y: top + height - 1, style: style(dim: true))
+        let labelWidth = cols >= 60 ? 12 : 8
+        let valueX = 2 + labelWidth + 1
+        let valueWidth = max(1, cols - valueX - 2)
+        var y = top + 1
+        let last = top + height - 2
+        for line in detailLines(file) {
+            let chunks = wrap(line.value, width: valueWidth)
+            for (index, chunk) in chunks.enumerated() {
+                guard y <= last else {
+                    frame.put(glyphs.ellipsis, x: valueX, y: last, style: style(dim: true))
+                    return
+                }
+                if index == 0 { frame.put(pad(line.label, labelWidth), x: 2, y: y, style: style(bold: true, dim: true)) }
+                frame.put(chunk, x: valueX, y: y, style: style(line.color))
+                y += 1
+            }
+        }
+    }
+
+    /// Wraps `text` into lines of at most `width` display columns, at a space when one is near the end.
+    func wrap(_ text: String, width: Int) -> [String] {
+        guard width > 0 else { return [] }
+        var lines: [String] = []
+        var current: [Character] = []
+        var used = 0
+        for character in text {
+            let w = DisplayWidth.of(character)
+            if used + w > width {
+                // Break after the last space in the second half of the line; otherwise cut hard.
+                if let space = current.lastIndex(of: " "), space >= current.count / 2 {
+                    lines.append(String(current[...space]))
+                    current = Array(current[(space + 1)...])
+                } else {
+                    lines.append(String(current))
+                    current = []
+                }
+                used = current.reduce(0) { $0 + DisplayWidth.of($1) }
+            }
+            current.append(character)
+            used += w
+        }
+        if !current.isEmpty || lines.isEmpty { lines.append(String(current)) }
+        return lines
+    }
+
+    // MARK: - Help
+
+    func renderHelp(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout) {
+        let arrows = glyphs.asciiOnly ? "Up Down PgUp PgDn" : "↑ ↓ PgUp PgDn"
+        let entries: [(String, String)] = [
+            (arrows, "select a file (Home/End: first/last)"),
+            ("Enter", "details of the selected file"),
+            ("Esc", "close a pane"),
+            ("r", "retry the selected failed or cancelled file"),
+            ("R", "retry all failed files"),
+            ("c", "cancel the selected file"),
+            ("C", "cancel all (asks y/n)"),
+            ("p", "pause or resume the selected file"),
+            ("+ / -", "more / fewer parallel uploads (now \(snapshot.concurrency))"),
+            ("?", "show or hide this help"),
+            ("q", "quit (asks y/n while uploads run)"),
+        ]
+        let cols = frame.size.cols
+        let keyWidth = 18
+        let width = min(cols - 2, 2 + keyWidth + 44 + 2)
+        let available = layout.footerRow - layout.toastRow
+        let height = min(available, entries.count + 2)
+        guard width >= 20, height >= 3 else { return }
+        let x = (cols - width) / 2
+        let top = layout.toastRow
+        drawBox(&frame, x: x, y: top, width: width, height: height, style: style(.cyan), title: "Keys")
+        let compactKeys = width < keyWidth + 24
+        let kw = compactKeys ? 6 : keyWidth
+        for (index, entry) in entries.prefix(height - 2).enumerated() {
+            let y = top + 1 + index
+            frame.put(pad(entry.0, kw), x: x + 2, y: y, style: style(.cyan, bold: true))
+            frame.put(truncate(entry.1, width - kw - 5), x: x + 3 + kw, y: y, style: style())
+        }
+    }
+
+    // MARK: - Prompts
+
+    func renderPrompt(_ frame: inout Frame, _ prompt: UIState.Prompt, _ snapshot: UploadSnapshot) {
+        let question: String
+        let note: String
+        switch prompt {
+        case .cancelAll:
+            question = "Cancel all \(snapshot.progress.counts.pending) pending files?"
+            note = "y cancels " + glyphs.dot + " any other key keeps them"
+        case .quit:
+            question = "Uploads are still running. Quit?"
+            note = "Quitting now may interrupt the upload " + glyphs.dot + " y quits"
+        }
+        let cols = frame.size.cols
+        let width = min(cols, max(DisplayWidth.of(question), DisplayWidth.of(note)) + 6)
+        let x = (cols - width) / 2
+        let y = max(0, frame.size.rows / 2 - 2)
+        drawBox(&frame, x: x, y: y, width: width, height: 4, style: style(.yellow, bold: true))
+        frame.put(truncate(question + " (y/n)", width - 4), x: x + 2, y: y + 1, style: style(.yellow, bold: true))
+        frame.put(truncate(note, width - 4), x: x + 2, y: y + 2, style: style(dim: true))
+    }
+}

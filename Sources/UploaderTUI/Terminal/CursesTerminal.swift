@@ -1,0 +1,182 @@
+import CNcurses
+import Foundation
+import Synchronization
+import UploadDomain
+
+/// The real terminal: ncurses on a dedicated thread, events out through an `AsyncStream`.
+///
+/// Every curses call (start, reads, writes, `endwin`) happens on the one thread the terminal starts,
+/// because ncurses is not thread-safe. Other threads only hand over rows to write under a lock.
+public final class CursesTerminal: Terminal {
+    private struct Shared {
+        /// Rows waiting to be drawn, latest content per row.
+        var pending: [Int: [Cell]] = [:]
+        var closing = false
+        var finished = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    public let initialSize: TerminalSize
+    public let capabilities: TerminalCapabilities
+    public let events: AsyncStream<TerminalEvent>
+    private let sink: AsyncStream<TerminalEvent>.Continuation
+    private let shared = Mutex(Shared())
+    private let tickInterval: Duration
+
+    private init(size: TerminalSize, capabilities: TerminalCapabilities, tickInterval: Duration) {
+        initialSize = size
+        self.capabilities = capabilities
+        self.tickInterval = tickInterval
+        (events, sink) = AsyncStream.makeStream(of: TerminalEvent.self, bufferingPolicy: .bufferingNewest(1024))
+    }
+
+    /// Starts curses on the process's terminal and returns once the screen is ready.
+    /// - Parameters:
+    ///   - useColor: false keeps every cell in the default colour.
+    ///   - tickInterval: how often `.tick` arrives when no key is pressed.
+    /// - Throws: `TerminalUnavailable` when `newterm` fails.
+    public static func start(useColor: Bool, tickInterval: Duration = .microseconds(33_334)) async throws
+        -> CursesTerminal
+    {
+        let timeout = Int32(max(1, tickInterval.components.seconds * 1000
+            + tickInterval.components.attoseconds / 1_000_000_000_000_000))
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                // setlocale must precede newterm, or wide characters and line drawing come out garbled.
+                let utf8 = cn_setlocale_is_utf8() == 1
+                let status = cn_start(useColor ? 1 : 0, timeout)
+                guard status >= 0 else {
+                    continuation.resume(throwing: TerminalUnavailable(.cursesFailed))
+                    return
+                }
+                let terminal = CursesTerminal(
+                    size: TerminalSize(cols: Int(cn_cols()), rows: Int(cn_rows())),
+                    capabilities: TerminalCapabilities(unicode: utf8, color: status & 1 == 1),
+                    tickInterval: tickInterval)
+                continuation.resume(returning: terminal)
+                terminal.runLoop()
+            }
+            thread.name = "uploader-tui.curses"
+            thread.start()
+        }
+    }
+
+    public func write(_ frame: Frame, rows: [Int]) {
+        var copies: [(Int, [Cell])] = []
+        copies.reserveCapacity(rows.count)
+        for y in rows where y >= 0 && y < frame.size.rows { copies.append((y, Array(frame.row(y)))) }
+        shared.withLock { shared in
+            for (y, cells) in copies { shared.pending[y] = cells }
+        }
+    }
+
+    public func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finished = shared.withLock { shared in
+                if shared.finished { return true }
+                shared.closing = true
+                shared.waiters.append(continuation)
+                return false
+            }
+            if finished { continuation.resume() }
+        }
+    }
+
+    // MARK: - The curses thread
+
+    private func runLoop() {
+        let clock = ContinuousClock()
+        var lastTick = clock.now
+        while !shared.withLock({ $0.closing }) {
+            var value: UInt32 = 0
+            switch cn_read(&value) {
+            case CN_READ_CHAR: sink.yield(.key(Self.key(character: value)))
+            case CN_READ_KEY: sink.yield(.key(Self.key(code: value)))
+            case CN_READ_RESIZE: sink.yield(.resize(cols: Int(cn_cols()), rows: Int(cn_rows())))
+            default: break
+            }
+            let now = clock.now
+            if now - lastTick >= tickInterval {
+                lastTick = now
+                sink.yield(.tick)
+            }
+            drawPending()
+        }
+        cn_stop()
+        sink.finish()
+        let waiters = shared.withLock { shared in
+            shared.finished = true
+            defer { shared.waiters = [] }
+            return shared.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func drawPending() {
+        let rows = shared.withLock { shared in
+            defer { shared.pending = [:] }
+            return shared.pending
+        }
+        guard !rows.isEmpty else { return }
+        for (y, cells) in rows {
+            for (x, cell) in cells.enumerated() where cell.width > 0 {
+                let style = Self.styleBits(cell.style)
+                let scalars = cell.character.unicodeScalars
+                if scalars.count == 1, let scalar = scalars.first {
+                    var value = scalar.value
+                    cn_put_cell(Int32(y), Int32(x), &value, 1, Int32(cell.width), style)
+                } else {
+                    let values = scalars.prefix(5).map(\.value)
+                    values.withUnsafeBufferPointer { buffer in
+                        cn_put_cell(Int32(y), Int32(x), buffer.baseAddress, Int32(buffer.count), Int32(cell.width), style)
+                    }
+                }
+            }
+        }
+        cn_refresh()
+    }
+
+    private static func styleBits(_ style: CellStyle) -> Int32 {
+        var bits = Int32(style.color.rawValue) & CN_STYLE_COLOR_MASK
+        if style.bold { bits |= CN_STYLE_BOLD }
+        if style.dim { bits |= CN_STYLE_DIM }
+        if style.reverse { bits |= CN_STYLE_REVERSE }
+        if style.underline { bits |= CN_STYLE_UNDERLINE }
+        return bits
+    }
+
+    // MARK: - Keys
+
+    /// Names a character read by `wget_wch`.
+    static func key(character value: UInt32) -> Key {
+        switch value {
+        case 27: return .escape
+        case 10, 13: return .enter
+        case 9: return .tab
+        case 8, 127: return .backspace
+        case 1...26: return .control(Character(Unicode.Scalar(UInt8(value) + 96)))
+        default:
+            guard let scalar = Unicode.Scalar(value), value >= 32 else { return .unknown }
+            return .character(Character(scalar))
+        }
+    }
+
+    /// Names a function key the shim translated to a `CN_KEY_*` code.
+    static func key(code: UInt32) -> Key {
+        switch Int32(code) {
+        case CN_KEY_UP: .up
+        case CN_KEY_DOWN: .down
+        case CN_KEY_LEFT: .left
+        case CN_KEY_RIGHT: .right
+        case CN_KEY_PAGE_UP: .pageUp
+        case CN_KEY_PAGE_DOWN: .pageDown
+        case CN_KEY_HOME: .home
+        case CN_KEY_END: .end
+        case CN_KEY_ENTER: .enter
+        case CN_KEY_BACKSPACE: .backspace
+        case CN_KEY_DELETE: .delete
+        case CN_KEY_BACK_TAB: .backTab
+        default: .unknown
+        }
+    }
+}

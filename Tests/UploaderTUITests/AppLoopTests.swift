@@ -1,0 +1,180 @@
+import Synchronization
+import Testing
+import UploadDomain
+@testable import UploaderTUI
+
+/// A controller that serves queued snapshots and records commands.
+private final class ScriptedController: UploadController {
+    private let state: Mutex<(snapshots: [UploadSnapshot], commands: [UploadCommand])>
+
+    init(_ snapshots: [UploadSnapshot]) {
+        state = Mutex((snapshots, []))
+    }
+
+    /// Serves the next snapshot, repeating the last one.
+    func snapshot() async -> UploadSnapshot {
+        state.withLock { state in
+            state.snapshots.count > 1 ? state.snapshots.removeFirst() : state.snapshots[0]
+        }
+    }
+
+    func handle(_ command: UploadCommand) async {
+        state.withLock { $0.commands.append(command) }
+    }
+
+    var commands: [UploadCommand] { state.withLock { $0.commands } }
+}
+
+/// A clock that moves 100 ms forward each time it is read, so every frame is due.
+private final class SteppingClock: UploadClock {
+    private let ticks = Atomic<Int64>(0)
+    let step: Duration
+
+    init(step: Duration = .milliseconds(100)) {
+        self.step = step
+    }
+
+    var now: Duration { step * ticks.add(1, ordering: .relaxed).newValue }
+
+    func sleep(for duration: Duration) async throws {}
+}
+
+@Suite("AppLoop")
+struct AppLoopTests {
+    let size = TerminalSize(cols: 100, rows: 30)
+    let configuration = TUIConfiguration(source: "~/Pictures/pet", destination: "api.example.com/ai/images/42")
+
+    @Test("a key script sends commands, quits after y, and closes the terminal")
+    func keyScript() async {
+        let controller = ScriptedController([Fixtures.uploading])
+        let terminal = InMemoryTerminal(size: size)
+        terminal.send([.tick, .key(.down), .key(.down), .key(.character("c")), .key(.character("+")), .key(.character("q")), .key(.character("y"))])
+        let outcome = await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        #expect(outcome == .quitEarly)
+        #expect(controller.commands == [.cancel(fileID: 2), .setConcurrency(5)])
+        #expect(terminal.isClosed)
+        #expect(terminal.screen.text.contains("Uploading images"))
+    }
+
+    @Test("the first flush writes every row, later ones only the rows that changed")
+    func writesOnlyChangedRows() async {
+        var later = Fixtures.uploading
+        later.files[7].phase = .uploading
+        later.files[7].sent = 450
+        later = Fixtures.snapshot(later.files, rate: Fixtures.uploading.progress.bytesPerSecond, eta: .seconds(9))
+        let controller = ScriptedController([Fixtures.uploading, Fixtures.uploading, later])
+        let terminal = InMemoryTerminal(size: size)
+        terminal.send([.tick, .tick, .key(.character("q")), .key(.character("y"))])
+        _ = await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        let writes = terminal.writes
+        #expect(writes.first == Array(0..<30))
+        let layout = Layout(size: size)
+        // tick 1: same snapshot -> nothing to write; tick 2: row 7 and the figures it moves.
+        let changed = Set(writes.dropFirst().flatMap { $0 })
+        #expect(changed.contains(layout.listTop + 7))
+        #expect(!changed.contains(layout.listTop + 0))
+        #expect(!changed.contains(layout.footerRow))
+        #expect(changed.count < 10)
+    }
+
+    @Test("frames are throttled to 30 per second")
+    func throttle() {
+        var flusher = FrameFlusher()
+        let frame = Frame(size: TerminalSize(cols: 10, rows: 3))
+        #expect(flusher.isDue(at: .zero))
+        _ = flusher.flush(frame, at: .zero)
+        #expect(!flusher.isDue(at: .milliseconds(20)))
+        #expect(flusher.isDue(at: .milliseconds(34)))
+        #expect(flusher.flush(frame, at: .milliseconds(34)).isEmpty)
+        var other = frame
+        other.put("x", x: 0, y: 1)
+        #expect(flusher.flush(other, at: .milliseconds(68)) == [1])
+        #expect(flusher.flush(Frame(size: TerminalSize(cols: 11, rows: 3)), at: .milliseconds(102)) == [0, 1, 2])
+    }
+
+    @Test("with exitWhenDone the loop ends once the batch is idle")
+    func exitWhenDone() async {
+        let controller = ScriptedController([Fixtures.uploading, Fixtures.done])
+        let terminal = InMemoryTerminal(size: size)
+        terminal.send([.tick])
+        var configuration = configuration
+        configuration.exitWhenDone = true
+        let outcome = await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        #expect(outcome == .finished)
+        #expect(terminal.screen.text.contains("✔ Upload complete"))
+        #expect(terminal.isClosed)
+    }
+
+    @Test("without exitWhenDone the finished screen stays until q")
+    func staysUntilQuit() async {
+        let controller = ScriptedController([Fixtures.done])
+        let terminal = InMemoryTerminal(size: size)
+        terminal.send([.tick, .tick, .resize(cols: 40, rows: 12), .tick])
+        terminal.send(.key(.character("q")))
+        let outcome = await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        #expect(outcome == .finished)
+        #expect(terminal.screen.size == TerminalSize(cols: 40, rows: 12))
+        #expect(terminal.writes.last?.count == 12 || terminal.writes.count >= 2)
+    }
+
+    @Test("a cancelled task ends the loop and still closes the terminal")
+    func cancellation() async {
+        let controller = ScriptedController([Fixtures.uploading])
+        let terminal = InMemoryTerminal(size: size)
+        let task = Task {
+            await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        }
+        terminal.send(.tick)
+        task.cancel()
+        let outcome = await task.value
+        #expect(outcome == .quitEarly)
+        #expect(terminal.isClosed)
+    }
+
+    @Test("the terminal check refuses TERM=dumb")
+    func dumbTerminal() {
+        let error = TerminalUnavailable(.dumbTerminal, term: "dumb")
+        #expect(error.description.contains("TERM=dumb"))
+        #expect(TerminalUnavailable(.notATerminal).description.contains("not a terminal"))
+    }
+}
+
+@Suite("Scale")
+struct ScaleTests {
+    static let many: UploadSnapshot = Fixtures.snapshot(
+        (0..<10_000).map { Fixtures.file($0, "batch/image-\($0).jpg", size: 1_000_000, sent: $0 < 5000 ? 1_000_000 : 0, phase: $0 < 5000 ? .done : .queued, attempt: $0 < 5000 ? 1 : 0) })
+
+    @Test("10,000 files scroll to the end and the last file shows")
+    func scrollToEnd() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        var state = UIState(size: size)
+        state = KeyMap.update(state, .key(.end), Self.many).state
+        #expect(state.selected == 9999)
+        let frame = Fixtures.renderer().render(Self.many, state, size: size)
+        let layout = Layout(size: size)
+        #expect(frame.line(layout.listTop + layout.listHeight - 1).contains("batch/image-9999.jpg"))
+        #expect(frame.line(layout.footerRow).hasSuffix("10000/10000"))
+    }
+
+    @Test("rendering a 10,000-file frame costs about as much as a 20-file frame")
+    func renderCostIndependentOfCount() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        let small = Fixtures.snapshot(Array(Self.many.files.prefix(20)))
+        let renderer = Fixtures.renderer()
+        func time(_ snapshot: UploadSnapshot) -> Duration {
+            var state = UIState(size: size, selected: min(snapshot.files.count - 1, 5000))
+            let clock = ContinuousClock()
+            return clock.measure {
+                for step in 0..<20 {
+                    state = KeyMap.update(state, .key(step % 2 == 0 ? .down : .pageDown), snapshot).state
+                    _ = renderer.render(snapshot, state, size: size)
+                }
+            }
+        }
+        _ = time(small)  // warm up
+        let smallCost = time(small)
+        let largeCost = time(Self.many)
+        // Formatting all 10,000 rows per frame would be hundreds of times slower; allow noise.
+        #expect(largeCost < smallCost * 5 + .milliseconds(50), "small \(smallCost), large \(largeCost)")
+    }
+}

@@ -1,0 +1,165 @@
+import Testing
+import UploadDomain
+@testable import UploaderTUI
+
+/// Plays events through `KeyMap.update` and collects what came out.
+private struct Script {
+    var state: UIState
+    var commands: [UploadCommand] = []
+    var effects: [Effect] = []
+
+    init(size: TerminalSize = TerminalSize(cols: 100, rows: 30), selected: Int = 0) {
+        state = UIState(size: size, selected: selected)
+    }
+
+    mutating func play(_ events: [TerminalEvent], _ snapshot: UploadSnapshot) {
+        for event in events {
+            let update = KeyMap.update(state, event, snapshot)
+            state = update.state
+            commands += update.commands
+            if let effect = update.effect { effects.append(effect) }
+        }
+    }
+}
+
+private func keys(_ text: String) -> [TerminalEvent] {
+    text.map { .key(.character($0)) }
+}
+
+@Suite("KeyMap")
+struct KeyMapTests {
+    @Test("arrows, pages, Home and End move the selection and keep it on screen")
+    func navigation() {
+        let files = (0..<100).map { Fixtures.file($0, "f\($0).jpg", size: 10, sent: 0, phase: .queued, attempt: 0) }
+        let snapshot = Fixtures.snapshot(files)
+        var script = Script()
+        let height = Layout(size: script.state.size).listHeight
+        script.play([.key(.down), .key(.down), .key(.up)], snapshot)
+        #expect(script.state.selected == 1)
+        script.play([.key(.up), .key(.up)], snapshot)
+        #expect(script.state.selected == 0)
+        script.play([.key(.pageDown)], snapshot)
+        #expect(script.state.selected == height - 1)
+        script.play([.key(.end)], snapshot)
+        #expect(script.state.selected == 99)
+        #expect(script.state.scrollTop == 100 - height)
+        script.play([.key(.down)], snapshot)
+        #expect(script.state.selected == 99)
+        script.play([.key(.pageUp)], snapshot)
+        #expect(script.state.selected == 99 - (height - 1))
+        #expect(script.state.selected >= script.state.scrollTop && script.state.selected < script.state.scrollTop + height)
+        script.play([.key(.home)], snapshot)
+        #expect(script.state.selected == 0 && script.state.scrollTop == 0)
+        #expect(script.commands.isEmpty)
+    }
+
+    @Test("r retries the selected failed file; with nothing retryable selected it retries all failed")
+    func retry() {
+        var script = Script(selected: 5)
+        script.play(keys("r"), Fixtures.uploading)
+        #expect(script.commands == [.retry(fileID: 5)])
+        script = Script(selected: 2)
+        script.play(keys("r"), Fixtures.uploading)
+        #expect(script.commands == [.retryAllFailed])
+        script = Script(selected: 7)
+        script.play(keys("r"), Fixtures.fail)
+        #expect(script.commands == [.retry(fileID: 7)])
+        script = Script()
+        script.play(keys("rR"), Fixtures.done)
+        #expect(script.commands.isEmpty)
+        script.play(keys("R"), Fixtures.fail)
+        #expect(script.commands == [.retryAllFailed])
+    }
+
+    @Test("c cancels the selected unfinished file; C asks and cancels all only on y")
+    func cancel() {
+        var script = Script(selected: 2)
+        script.play(keys("c"), Fixtures.uploading)
+        #expect(script.commands == [.cancel(fileID: 2)])
+        script = Script(selected: 0)
+        script.play(keys("c"), Fixtures.uploading)
+        #expect(script.commands.isEmpty)
+        script.play(keys("C"), Fixtures.uploading)
+        #expect(script.state.prompt == .cancelAll)
+        script.play(keys("n"), Fixtures.uploading)
+        #expect(script.state.prompt == nil)
+        #expect(script.commands.isEmpty)
+        script.play([.key(.character("C")), .key(.escape)], Fixtures.uploading)
+        #expect(script.commands.isEmpty)
+        script.play(keys("Cy"), Fixtures.uploading)
+        #expect(script.commands == [.cancelAll])
+        #expect(script.state.prompt == nil)
+    }
+
+    @Test("p toggles pause only on an active file")
+    func pause() {
+        var script = Script(selected: 3)
+        script.play(keys("p"), Fixtures.uploading)
+        #expect(script.commands == [.togglePause(fileID: 3)])
+        script = Script(selected: 6)
+        script.play(keys("p"), Fixtures.uploading)
+        #expect(script.commands.isEmpty)
+    }
+
+    @Test("+ and - change concurrency by one from the snapshot's value, never below 1")
+    func concurrency() {
+        var script = Script()
+        script.play(keys("+-"), Fixtures.uploading)
+        #expect(script.commands == [.setConcurrency(5), .setConcurrency(3)])
+        script = Script()
+        script.play(keys("-"), Fixtures.snapshot(Fixtures.uploading.files, concurrency: 1))
+        #expect(script.commands.isEmpty)
+    }
+
+    @Test("Enter opens details, Esc closes them, ? toggles help")
+    func panes() {
+        var script = Script()
+        script.play([.key(.enter)], Fixtures.uploading)
+        #expect(script.state.pane == .detail)
+        script.play([.key(.escape)], Fixtures.uploading)
+        #expect(script.state.pane == .list)
+        script.play(keys("?"), Fixtures.uploading)
+        #expect(script.state.pane == .help)
+        script.play(keys("?"), Fixtures.uploading)
+        #expect(script.state.pane == .list)
+        script.play([.key(.character("?")), .key(.escape)], Fixtures.uploading)
+        #expect(script.state.pane == .list)
+    }
+
+    @Test("q quits at once when idle and asks while transfers are active")
+    func quit() {
+        var script = Script()
+        script.play(keys("q"), Fixtures.done)
+        #expect(script.effects == [.quit])
+        script = Script()
+        script.play(keys("q"), Fixtures.uploading)
+        #expect(script.effects.isEmpty)
+        #expect(script.state.prompt == .quit)
+        script.play(keys("x"), Fixtures.uploading)
+        #expect(script.effects.isEmpty && script.state.prompt == nil)
+        script.play(keys("qy"), Fixtures.uploading)
+        #expect(script.effects == [.quit])
+    }
+
+    @Test("a resize keeps the selection visible in the smaller list")
+    func resize() {
+        let files = (0..<50).map { Fixtures.file($0, "f\($0).jpg", size: 10, sent: 0, phase: .queued, attempt: 0) }
+        let snapshot = Fixtures.snapshot(files)
+        var script = Script(selected: 0)
+        script.play([.key(.end), .resize(cols: 40, rows: 12)], snapshot)
+        let height = Layout(size: TerminalSize(cols: 40, rows: 12)).listHeight
+        #expect(script.state.size == TerminalSize(cols: 40, rows: 12))
+        #expect(script.state.scrollTop == 50 - height)
+        script.play([.resize(cols: 20, rows: 5), .key(.up), .resize(cols: 100, rows: 30)], snapshot)
+        #expect(script.state.selected == 48)
+    }
+
+    @Test("keys on an empty batch do nothing and do not crash")
+    func emptyBatch() {
+        var script = Script()
+        script.play([.key(.down), .key(.end), .key(.enter), .key(.pageDown)] + keys("rcpCR"), Fixtures.snapshot([]))
+        #expect(script.state.selected == 0)
+        #expect(script.state.pane == .list)
+        #expect(script.commands.isEmpty)
+    }
+}

@@ -1,0 +1,168 @@
+import Testing
+import UploadDomain
+@testable import UploaderTUI
+
+@Suite("ScreenRenderer")
+struct ScreenRendererTests {
+    @Test("every toast state at 100x30, 80x24 and 40x12 matches its stored screen", arguments: Fixtures.states.map(\.0))
+    func toastSnapshots(state: String) {
+        let snapshot = Fixtures.states.first { $0.0 == state }!.1
+        for size in Fixtures.sizes {
+            expectSnapshot(Fixtures.render(snapshot, size: size), named: "\(state)-\(size)")
+        }
+    }
+
+    @Test("a selected failed row at every size matches its stored screen")
+    func failedRowSnapshots() {
+        for size in Fixtures.sizes {
+            var state = UIState(size: size, selected: 5)
+            state.clamp(fileCount: 8)
+            expectSnapshot(Fixtures.render(Fixtures.uploading, size: size, state: state), named: "failed-row-\(size)")
+        }
+    }
+
+    @Test("ASCII fallback draws only seven-bit characters")
+    func asciiFallback() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        let frame = Fixtures.render(Fixtures.uploading, size: size, unicode: false)
+        expectSnapshot(frame, named: "ascii-uploading-\(size)")
+        for cell in frame.cells {
+            let ascii = cell.character.unicodeScalars.allSatisfy { $0.isASCII }
+            #expect(ascii, "non-ASCII \(cell.character)")
+        }
+        let done = Fixtures.render(Fixtures.done, size: size, unicode: false)
+        #expect(done.text.contains("[OK] Upload complete"))
+        #expect(done.text.contains("+----"))
+    }
+
+    @Test("the toast speaks each of the five states")
+    func toastTexts() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        let texts = Dictionary(uniqueKeysWithValues: Fixtures.states.map { ($0.0, Fixtures.render($0.1, size: size).text) })
+        #expect(texts["willStart"]!.contains("Uploading images"))
+        #expect(texts["willStart"]!.contains("Quitting now may interrupt the upload"))
+        #expect(texts["uploading"]!.contains("Uploading images"))
+        #expect(texts["modeling"]!.contains("Server is processing"))
+        #expect(texts["done"]!.contains("✔ Upload complete"))
+        #expect(texts["fail"]!.contains("Upload failed — press r to retry failed files"))
+        #expect(!texts["done"]!.contains("Quitting now"))
+    }
+
+    @Test("the fail toast is red, and colour disappears without colours")
+    func failIsRed() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        let frame = Fixtures.render(Fixtures.fail, size: size)
+        let layout = Layout(size: size)
+        let x = column(of: "Upload failed", in: frame, row: layout.toastRow + 1)!
+        #expect(frame[x, layout.toastRow + 1].style.color == .red)
+        let plain = Fixtures.renderer(color: false).render(Fixtures.fail, UIState(size: size), size: size)
+        #expect(plain.cells.allSatisfy { $0.style.color == .default })
+        #expect(plain.text == frame.text)
+    }
+
+    @Test("done shows no bar in the toast, uploading shows one at its fraction")
+    func toastBar() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        let layout = Layout(size: size)
+        let done = Fixtures.render(Fixtures.done, size: size)
+        #expect(!done.line(layout.toastRow + 3).contains("█"))
+        let uploading = Fixtures.render(Fixtures.uploading, size: size)
+        let barLine = uploading.line(layout.toastRow + 3)
+        let filled = barLine.filter { $0 == "█" }.count
+        let width = 100 - 6
+        let fraction = Fixtures.uploading.progress.fraction
+        #expect(filled == Int(fraction * Double(width)))
+    }
+
+    @Test("a name with an escape sequence and CR LF is shown escaped and never raw")
+    func escapesControlCharacters() {
+        let evil = "evil\u{1B}[31mred\r\n.jpg"
+        let files = [Fixtures.file(0, evil, size: 10, sent: 0, phase: .failed, error: UploadError(.requestFailed, file: evil, cause: "boom\u{1B}]0;pwned\u{07}"))]
+        let size = TerminalSize(cols: 100, rows: 30)
+        for pane in [UIState.Pane.list, .detail] {
+            let frame = Fixtures.render(Fixtures.snapshot(files), size: size, state: UIState(size: size, pane: pane))
+            #expect(frame.text.contains("evil\\x1B[31mred\\x0D\\x0A.jpg"))
+            for cell in frame.cells {
+                #expect(!cell.character.unicodeScalars.contains { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) })
+            }
+        }
+        let detail = Fixtures.render(Fixtures.snapshot(files), size: size, state: UIState(size: size, pane: .detail))
+        #expect(detail.text.contains("boom\\x1B]0;pwned\\x07"))
+    }
+
+    @Test("CJK and emoji names are cut by display width and keep the columns aligned")
+    func wideNames() {
+        let files = [
+            Fixtures.file(0, "반려동물-사진-모음-최종본-진짜-최종-2024년-여름.jpg", size: 2 * Fixtures.mib, sent: 0, phase: .queued, attempt: 0),
+            Fixtures.file(1, "🐶🐱🐰🦊🐻🐼🐨🐯🦁🐮🐷🐸🐵🐔🐧🐦🐤.png", size: 2 * Fixtures.mib, sent: 0, phase: .queued, attempt: 0),
+            Fixtures.file(2, "plain.jpg", size: 2 * Fixtures.mib, sent: 0, phase: .queued, attempt: 0),
+        ]
+        for size in Fixtures.sizes {
+            let frame = Fixtures.render(Fixtures.snapshot(files), size: size)
+            let layout = Layout(size: size)
+            let percents = (0..<3).map { column(of: "0%", in: frame, row: layout.listTop + $0) }
+            #expect(percents[0] != nil)
+            #expect(percents[0] == percents[1] && percents[1] == percents[2], "\(size): \(percents)")
+            #expect(frame.line(layout.listTop).contains("…"))
+            #expect(frame.line(layout.listTop + 1).contains("…"))
+        }
+    }
+
+    @Test("a terminal below 40x10 shows a notice instead of the screen")
+    func tooSmall() {
+        for size in [TerminalSize(cols: 39, rows: 20), TerminalSize(cols: 80, rows: 9), TerminalSize(cols: 5, rows: 2), TerminalSize(cols: 0, rows: 0)] {
+            let frame = Fixtures.render(Fixtures.uploading, size: size)
+            #expect(frame.size == size)
+            if size.rows >= 3, size.cols >= 18 { #expect(frame.text.contains("Terminal too small")) }
+        }
+        let exact = Fixtures.render(Fixtures.uploading, size: TerminalSize(cols: 40, rows: 10))
+        #expect(!exact.text.contains("too small"))
+    }
+
+    @Test("every size from 1x1 to 120x40 renders without a crash and fills exactly its size")
+    func anySize() {
+        for cols in stride(from: 1, through: 120, by: 7) {
+            for rows in stride(from: 1, through: 40, by: 3) {
+                let size = TerminalSize(cols: cols, rows: rows)
+                for (_, snapshot) in Fixtures.states {
+                    for pane in [UIState.Pane.list, .detail, .help] {
+                        let frame = Fixtures.render(snapshot, size: size, state: UIState(size: size, selected: 5, pane: pane, prompt: .quit))
+                        #expect(frame.cells.count == cols * rows)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the detail pane shows path, destination, status, response, attempts, error and curl")
+    func detailPane() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        let frame = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, selected: 5, pane: .detail))
+        expectSnapshot(frame, named: "detail-failed-\(size)")
+        let text = frame.text
+        for needle in ["/home/ana/Pictures/pet/broken.png", "https://api.example.com/ai/images/42", "HTTP status  500",
+                       "model queue full", "Attempts     3", "HTTP 500 server error", "curl -sS -X POST"] {
+            #expect(text.contains(needle), "missing \(needle)")
+        }
+    }
+
+    @Test("help and prompts draw over the list")
+    func overlays() {
+        let size = TerminalSize(cols: 80, rows: 24)
+        let help = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, pane: .help))
+        #expect(help.text.contains("retry all failed files"))
+        let quit = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, prompt: .quit))
+        #expect(quit.text.contains("Uploads are still running. Quit? (y/n)"))
+        let cancel = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, prompt: .cancelAll))
+        #expect(cancel.text.contains("Cancel all 6 pending files? (y/n)"))
+    }
+
+    @Test("a paused row says paused")
+    func pausedRow() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        let frame = Fixtures.render(Fixtures.uploading, size: size)
+        let row = frame.line(Layout(size: size).listTop + 3)
+        #expect(row.contains("강아지-사진.jpg"))
+        #expect(row.contains("paused"))
+    }
+}
