@@ -1,0 +1,89 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// What the fault injector decided for one upload request.
+enum FaultDecision: Equatable, Sendable {
+    /// Handle the request normally.
+    case none
+    /// Drain the body, then answer with the configured failure status.
+    case fail(status: Int, retryAfter: Int?)
+    /// Drop the TCP connection without sending any response.
+    case reset
+}
+
+/// Thrown after a connection was reset on purpose, so nothing tries to answer the request.
+struct ConnectionResetInjected: Error {}
+
+/// Decides per request whether to inject a failure or a connection reset.
+///
+/// Decisions come from a seedable generator so a test (or a demo script) can replay the same
+/// sequence of faults; the generator is shared by concurrent requests, hence the lock.
+final class FaultInjector: Sendable {
+    private let failRate: Double
+    private let failStatus: Int
+    private let retryAfter: Int?
+    private let resetRate: Double
+    private let generator: NIOLockedValueBox<SplitMix64>
+
+    init(configuration: ReferenceServerConfiguration) {
+        self.failRate = configuration.failRate
+        self.failStatus = configuration.failStatus
+        self.retryAfter = configuration.retryAfter
+        self.resetRate = configuration.resetRate
+        let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
+        self.generator = NIOLockedValueBox(SplitMix64(seed: seed))
+    }
+
+    /// Draws the fault for the next request. Resets are checked first so `resetRate` and
+    /// `failRate` act as independent-looking knobs (a reset request is never also a failure).
+    func nextDecision() -> FaultDecision {
+        guard failRate > 0 || resetRate > 0 else { return .none }
+        let (resetDraw, failDraw) = generator.withLockedValue { rng in
+            (rng.nextUnitInterval(), rng.nextUnitInterval())
+        }
+        if resetDraw < resetRate { return .reset }
+        if failDraw < failRate { return .fail(status: failStatus, retryAfter: retryAfter) }
+        return .none
+    }
+
+    /// Aborts the connection so the client sees a transport error instead of an HTTP status.
+    ///
+    /// `SO_LINGER` with a zero timeout makes `close()` send a TCP RST and discard unsent data, so
+    /// even a client that has already sent its whole body gets "connection reset"/"empty reply"
+    /// rather than a graceful FIN it might mistake for a finished exchange.
+    static func resetConnection(_ channel: any Channel) async {
+        if let provider = channel as? any SocketOptionProvider {
+            try? await provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+        }
+        try? await channel.close(mode: .all).get()
+    }
+
+    /// Builds the response for an injected failure.
+    static func failureError(status: Int, retryAfter: Int?) -> ReferenceServerError {
+        var headers: [String: String] = [:]
+        if let retryAfter { headers["Retry-After"] = String(retryAfter) }
+        return ReferenceServerError(.injectedFault, "injected fault", status: status, headers: headers)
+    }
+}
+
+/// SplitMix64: tiny, fast and good enough for fault dice; chosen because it is trivially seedable
+/// and identical on every platform, unlike `SystemRandomNumberGenerator`.
+struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A double in `0..<1` built from the top 53 bits.
+    mutating func nextUnitInterval() -> Double {
+        Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0)
+    }
+}

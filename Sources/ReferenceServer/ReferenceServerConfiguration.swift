@@ -1,0 +1,34 @@
+/// Settings for a ``ReferenceServer``: where it listens, where it stores files, and which faults it
+/// injects so clients can be tested against an unreliable peer.
+public struct ReferenceServerConfiguration: Sendable {
+    /// Interface to bind; `127.0.0.1` keeps the demo server off the network by default.
+    public var host: String = "127.0.0.1"
+    /// TCP port; `0` asks the kernel for a free port (read it back from `start()`).
+    public var port: Int = 0
+    /// Directory where received files go (`<root>/datasets/...` and `<root>/files/...`).
+    public var root: String
+    /// When set, every route but `/healthz` needs `Authorization: Bearer <token>`, else 401.
+    public var token: String? = nil
+    /// Seconds added after the modeling step, before answering an image upload.
+    public var modelingDelay: Double = 0
+    /// Probability (0...1) that an upload is answered with `failStatus` instead of being stored.
+    public var failRate: Double = 0
+    /// HTTP status used for injected failures.
+    public var failStatus: Int = 500
+    /// Seconds sent as `Retry-After` on injected failures; omitted when nil.
+    public var retryAfter: Int? = nil
+    /// Probability (0...1) that an upload's connection is dropped mid-request with no response.
+    public var resetRate: Double = 0
+    /// Seeds the fault RNG so fault sequences are reproducible; random when nil.
+    public var seed: UInt64? = nil
+    /// Length of the queue of not-yet-accepted connections; large so bursts of parallel uploads
+    /// are not refused.
+    public var backlog: Int = 256
+    /// Whether to write one line per request to stderr.
+    public var logRequests: Bool = true
+
+    /// Creates a configuration storing files under `root`, with no auth and no faults.
+    public init(root: String) {
+        self.root = root
+    }
+}

@@ -1,0 +1,167 @@
+import Dispatch
+import Foundation
+import Hummingbird
+import Logging
+
+/// The reference server's endpoints: multipart image uploads, raw file `PUT`s, health and stats.
+struct UploadRoutes: Sendable {
+    /// Absolute, symlink-resolved server root.
+    let root: String
+    let modelingDelay: Double
+    let statistics: StatisticsRecorder
+    let faults: FaultInjector
+    let manifests: ManifestStore
+
+    /// Adds the routes to `router`.
+    func register(on router: Router<UploadRequestContext>) {
+        router.get("healthz") { _, _ in "ok" }
+        router.get("_stats") { _, _ in
+            JSONResponse.make(status: 200, body: statistics.snapshot)
+        }
+        router.post("datasets/:id/images") { request, context in
+            try await uploadImages(request, context: context)
+        }
+        router.put("files/**") { request, context in
+            try await putFile(request, context: context)
+        }
+    }
+
+    /// `POST /datasets/{id}/images`: stream multipart parts to disk, then run the modeling step.
+    func uploadImages(_ request: Request, context: UploadRequestContext) async throws -> Response {
+        let rawID = StoragePath.percentDecoded(try context.parameters.require("id"))
+        let datasetID = try StoragePath.sanitiseIdentifier(rawID)
+        let boundary = try Self.multipartBoundary(request.headers[.contentType])
+        try await injectFaultIfDrawn(request, context: context)
+
+        let datasetDirectory = root + "/datasets/" + datasetID
+        let receiver = MultipartReceiver(
+            boundary: boundary, baseDirectory: datasetDirectory, rootRelativeBase: "datasets/" + datasetID)
+        do {
+            for try await chunk in request.body {
+                context.bodyBytes.add(chunk.readableBytes)
+                try receiver.consume(chunk)
+            }
+            try receiver.finish()
+        } catch {
+            receiver.abort()
+            statistics.record { [bytes = context.bodyBytes.value] in $0.bytesReceived += bytes }
+            throw error
+        }
+        statistics.record { [bytes = context.bodyBytes.value, stored = receiver.files.count] in
+            $0.bytesReceived += bytes
+            $0.filesStored += stored
+        }
+
+        let records = try await Self.model(receiver.files)
+        if !records.isEmpty {
+            try await manifests.merge(records, datasetID: datasetID, directory: datasetDirectory)
+        }
+        if modelingDelay > 0 {
+            try await Task.sleep(for: .seconds(modelingDelay))
+        }
+        let body = ImageUploadResponse(datasetID: datasetID, files: records, fields: receiver.fields)
+        return JSONResponse.make(status: 201, body: body)
+    }
+
+    /// `PUT /files/{path...}`: stream the raw body to `<root>/files/<path>`.
+    func putFile(_ request: Request, context: UploadRequestContext) async throws -> Response {
+        let rawPath = context.parameters.getCatchAll().map(StoragePath.percentDecoded).joined(separator: "/")
+        let destination = try StoragePath(
+            sanitising: rawPath, baseDirectory: root + "/files", rootRelativeBase: "files")
+        try await injectFaultIfDrawn(request, context: context)
+
+        let sink = try FileSink(destination: destination)
+        let sha256: String
+        do {
+            for try await chunk in request.body {
+                context.bodyBytes.add(chunk.readableBytes)
+                try sink.write(chunk)
+            }
+            sha256 = try sink.commit()
+        } catch {
+            sink.abort()
+            statistics.record { [bytes = context.bodyBytes.value] in $0.bytesReceived += bytes }
+            throw error
+        }
+        statistics.record { [bytes = context.bodyBytes.value] in
+            $0.bytesReceived += bytes
+            $0.filesStored += 1
+        }
+        let body = FileUploadResponse(path: destination.rootRelativePath, size: sink.size, sha256: sha256)
+        return JSONResponse.make(status: 201, body: body)
+    }
+
+    /// Applies the per-request fault draw: returns normally for "no fault", otherwise throws after
+    /// either draining the body (injected HTTP failure) or killing the connection (reset).
+    private func injectFaultIfDrawn(_ request: Request, context: UploadRequestContext) async throws {
+        switch faults.nextDecision() {
+        case .none:
+            await ContinueExpectationHandler.sendContinueIfPending(on: context.channel)
+            return
+        case .fail(let status, let retryAfter):
+            // Drain first: answering while the client is still sending makes many clients report a
+            // send error instead of the status we want them to see.
+            await ContinueExpectationHandler.sendContinueIfPending(on: context.channel)
+            for try await chunk in request.body {
+                context.bodyBytes.add(chunk.readableBytes)
+            }
+            statistics.record { [bytes = context.bodyBytes.value] in
+                $0.faultsInjected += 1
+                $0.bytesReceived += bytes
+            }
+            throw FaultInjector.failureError(status: status, retryAfter: retryAfter)
+        case .reset:
+            // Drop the connection with the upload under way: after one body chunk, or — when the
+            // client is holding its body until `100 Continue` — right away, before any byte of
+            // response has been sent.
+            if !request.head.expectsContinue {
+                var iterator = request.body.makeAsyncIterator()
+                if let chunk = try? await iterator.next() {
+                    context.bodyBytes.add(chunk.readableBytes)
+                }
+            }
+            await FaultInjector.resetConnection(context.channel)
+            statistics.record { [bytes = context.bodyBytes.value] in
+                $0.resets += 1
+                $0.bytesReceived += bytes
+            }
+            throw ConnectionResetInjected()
+        }
+    }
+
+    /// Extracts the boundary from a `multipart/form-data` content type.
+    static func multipartBoundary(_ contentType: String?) throws -> String {
+        guard let contentType else {
+            throw ReferenceServerError(.notMultipart, "missing Content-Type, expected multipart/form-data")
+        }
+        let parsed = HeaderValue(parsing: contentType)
+        guard parsed.value == "multipart/form-data" else {
+            throw ReferenceServerError(.notMultipart, "Content-Type must be multipart/form-data")
+        }
+        guard let boundary = parsed.parameters["boundary"], !boundary.isEmpty, boundary.utf8.count <= 200 else {
+            throw ReferenceServerError(.notMultipart, "multipart boundary missing or invalid")
+        }
+        return boundary
+    }
+
+    /// The modeling step: re-reads each stored file to hash it and sniff its image format and size.
+    ///
+    /// Runs on a Dispatch queue because hashing a large upload is seconds of blocking reads and
+    /// CPU, which would otherwise starve the cooperative thread pool serving other connections.
+    static func model(_ files: [ReceivedFile]) async throws -> [StoredFileRecord] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(
+                    with: Result {
+                        try files.map { file in
+                            let report = try ImageInspector.inspect(path: file.destination.absolutePath)
+                            return StoredFileRecord(
+                                field: file.field, filename: file.filename,
+                                path: file.destination.rootRelativePath,
+                                contentType: file.contentType, report: report)
+                        }
+                    })
+            }
+        }
+    }
+}

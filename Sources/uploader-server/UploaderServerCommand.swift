@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import ReferenceServer
+
+/// `uploader-server`: runs the reference upload server until SIGINT/SIGTERM.
+@main
+struct UploaderServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "uploader-server",
+        abstract: "Reference upload server for uploader-tui (multipart images and raw PUT files).",
+        discussion: """
+            Stores POST /datasets/<id>/images (multipart/form-data) under <root>/datasets/<id>/ and
+            PUT /files/<path> under <root>/files/. GET /healthz answers "ok"; GET /_stats returns counters.
+            Fault injection options make it a deliberately unreliable peer for client testing.
+            """)
+
+    @Option(help: "Interface to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "TCP port to listen on; 0 picks a free port (see --port-file).")
+    var port = 8080
+
+    @Option(help: "Directory where received files are stored.")
+    var root = "./received"
+
+    @Option(help: "Require 'Authorization: Bearer <token>' on every route but /healthz (default: $UPLOADER_SERVER_TOKEN).")
+    var token: String?
+
+    @Option(name: .customLong("modeling-delay"), help: ArgumentHelp("Extra seconds to wait after the modeling step before answering an image upload.", valueName: "seconds"))
+    var modelingDelay: Double = 0
+
+    @Option(name: .customLong("fail-rate"), help: ArgumentHelp("Probability (0-1) that an upload is answered with --fail-status instead of being stored.", valueName: "p"))
+    var failRate: Double = 0
+
+    @Option(name: .customLong("fail-status"), help: ArgumentHelp("HTTP status used for injected failures.", valueName: "n"))
+    var failStatus = 500
+
+    @Option(name: .customLong("retry-after"), help: ArgumentHelp("Seconds to send as Retry-After on injected failures.", valueName: "s"))
+    var retryAfter: Int?
+
+    @Option(name: .customLong("reset-rate"), help: ArgumentHelp("Probability (0-1) that an upload's connection is dropped mid-request with no response.", valueName: "p"))
+    var resetRate: Double = 0
+
+    @Option(help: ArgumentHelp("Seed for the fault generator, for reproducible fault sequences.", valueName: "n"))
+    var seed: UInt64?
+
+    @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the bound port number to this file (atomically) once listening.", valueName: "path"))
+    var portFile: String?
+
+    func validate() throws {
+        guard (0...1).contains(failRate), (0...1).contains(resetRate) else {
+            throw ValidationError("--fail-rate and --reset-rate must be between 0 and 1.")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        guard (100...599).contains(failStatus) else { throw ValidationError("--fail-status must be an HTTP status (100-599).") }
+        guard modelingDelay >= 0 else { throw ValidationError("--modeling-delay must not be negative.") }
+    }
+
+    func run() async throws {
+        var configuration = ReferenceServerConfiguration(root: root)
+        configuration.host = host
+        configuration.port = port
+        configuration.token = token ?? ProcessInfo.processInfo.environment["UPLOADER_SERVER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.modelingDelay = modelingDelay
+        configuration.failRate = failRate
+        configuration.failStatus = failStatus
+        configuration.retryAfter = retryAfter
+        configuration.resetRate = resetRate
+        configuration.seed = seed
+
+        let server = ReferenceServer(configuration: configuration)
+        let displayHost = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
+        let portFile = self.portFile
+        try await server.run { boundPort in
+            if let portFile {
+                try Self.writeAtomically(String(boundPort) + "\n", to: portFile)
+            }
+            // An unbuffered write: scripts read this line while the process keeps running.
+            let line = "uploader-server listening on http://\(displayHost):\(boundPort)\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+    }
+
+    /// Writes via a temp file in the same folder and `rename(2)`, so a script polling for the port
+    /// file never reads it half-written.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        try Data(text.utf8).write(to: temporary)
+        guard rename(temporary.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ValidationError("cannot write port file \(path)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import ReferenceServer
+import Testing
+
+/// Bearer-token checks and injected faults, observed the way a client sees them.
+@Suite("Auth and fault injection")
+struct FaultAndAuthTests {
+    @Test("401 JSON without the token, success with it, healthz stays open")
+    func bearerToken() async throws {
+        let token = "tok-\(UUID().uuidString)"
+        try await TestServer.with({ $0.token = token }) { server in
+            let input = try server.makeInputFile(named: "x.bin", contents: randomData(count: 100))
+            let url = server.baseURL + "/files/x.bin"
+
+            let missing = try await CurlResult.run(["-T", input, url])
+            let wrong = try await CurlResult.run(["-T", input, "-H", "Authorization: Bearer nope", url])
+            let right = try await CurlResult.run(["-T", input, "-H", "Authorization: Bearer \(token)", url])
+            let health = try await CurlResult.run([server.baseURL + "/healthz"])
+            let stats = try await CurlResult.run(["-H", "Authorization: Bearer \(token)", server.baseURL + "/_stats"])
+
+            #expect(missing.httpStatus == 401)
+            #expect(wrong.httpStatus == 401)
+            let body = try JSONSerialization.jsonObject(with: missing.body) as? [String: Any]
+            #expect(body?["error"] as? String == "unauthorized")
+            #expect(right.httpStatus == 201)
+            #expect(health.httpStatus == 200)
+            #expect(stats.httpStatus == 200)
+            let counters = try stats.json(ServerStatistics.self)
+            #expect(counters.unauthorized == 2)
+            #expect(counters.filesStored == 1)
+        }
+    }
+
+    @Test("failRate 1 answers failStatus with Retry-After and stores nothing")
+    func injectedFailure() async throws {
+        let status = [429, 500, 503].randomElement()!
+        let retryAfter = Int.random(in: 1...120)
+        try await TestServer.with({
+            $0.failRate = 1
+            $0.failStatus = status
+            $0.retryAfter = retryAfter
+        }) { server in
+            let input = try server.makeInputFile(named: "f.bin", contents: randomData(count: 2_000_000))
+
+            let multipart = try await CurlResult.run(["-F", "file=@\(input)", server.baseURL + "/datasets/f/images"])
+            let put = try await CurlResult.run(["-T", input, server.baseURL + "/files/f.bin"])
+
+            for result in [multipart, put] {
+                #expect(result.exitCode == 0)
+                #expect(result.httpStatus == status)
+                #expect(result.headers["retry-after"] == String(retryAfter))
+                let body = try JSONSerialization.jsonObject(with: result.body) as? [String: Any]
+                #expect(body?["error"] as? String == "injected fault")
+                #expect(body?["status"] as? Int == status)
+            }
+            #expect(!server.filesInSandbox().contains { $0.hasPrefix("root/") })
+            let stats = await server.server.statistics
+            #expect(stats.faultsInjected == 2)
+            #expect(stats.filesStored == 0)
+            // The body was drained, so the client's bytes all reached the server.
+            #expect(stats.bytesReceived >= 2 * 2_000_000)
+        }
+    }
+
+    @Test("resetRate 1 drops the connection with no HTTP response", arguments: [100, 3_000_000])
+    func injectedReset(size: Int) async throws {
+        try await TestServer.with({ $0.resetRate = 1 }) { server in
+            let input = try server.makeInputFile(named: "r.bin", contents: randomData(count: size))
+
+            let multipart = try await CurlResult.run(["-F", "file=@\(input)", server.baseURL + "/datasets/r/images"])
+            let put = try await CurlResult.run(["-T", input, server.baseURL + "/files/r.bin"])
+
+            for result in [multipart, put] {
+                // 52 empty reply, 55 send failure, 56 receive failure: transport errors, not HTTP.
+                #expect([52, 55, 56].contains(result.exitCode), "curl exit \(result.exitCode): \(result.stderr)")
+                #expect(result.httpStatus == 0)
+                #expect(result.headers.isEmpty)
+            }
+            #expect(!server.filesInSandbox().contains { $0.hasPrefix("root/") })
+            let stats = await server.server.statistics
+            #expect(stats.resets == 2)
+            #expect(stats.filesStored == 0)
+            // The server keeps serving after a reset.
+            let health = try await CurlResult.run([server.baseURL + "/healthz"])
+            #expect(health.httpStatus == 200)
+        }
+    }
+
+    @Test("the same seed replays the same fault sequence")
+    func seededFaultsAreReproducible() async throws {
+        func outcomes(seed: UInt64) async throws -> [Int] {
+            var statuses: [Int] = []
+            try await TestServer.with({
+                $0.failRate = 0.5
+                $0.failStatus = 503
+                $0.seed = seed
+            }) { server in
+                let input = try server.makeInputFile(named: "s.bin", contents: Data("x".utf8))
+                for index in 0..<16 {
+                    statuses.append(try await CurlResult.run(["-T", input, server.baseURL + "/files/\(index)"]).httpStatus)
+                }
+            }
+            return statuses
+        }
+        let seed = UInt64.random(in: 0...UInt64.max)
+        let first = try await outcomes(seed: seed)
+        let second = try await outcomes(seed: seed)
+        #expect(first == second)
+        #expect(Set(first).isSubset(of: [201, 503]))
+    }
+}
