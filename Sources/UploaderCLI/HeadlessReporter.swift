@@ -114,6 +114,7 @@ public actor HeadlessReporter {
         line.add("seconds", seconds)
         line.add("bytes_per_second", rate)
         line.add("exit_code", Int(exitCode))
+        line.add("peak_rss_bytes", Self.peakResidentBytes())
         line.add("ts", Self.timestamp())
         output.standardOutput(line.text)
     }
@@ -137,6 +138,15 @@ public actor HeadlessReporter {
         line.add("destination", file.destination)
         line.add("ts", Self.timestamp())
         return line.text
+    }
+
+    /// The process's peak resident set (VmHWM in /proc/self/status), in bytes.
+    static func peakResidentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return nil }
+        return kib * 1024
     }
 
     private static func timestamp() -> String {

@@ -18,7 +18,7 @@ struct HeadlessBinaryTests {
         let server = try await ServerFixture.start { $0.modelingDelay = 0.05 }
         let folder = try TestFolder()
         for i in 0..<6 { try folder.write("cat-\(i).jpg", size: 200_000 + i, seed: UInt64(i), prefix: Magic.jpeg) }
-        let outcome = try ChildProcess.run(
+        let outcome = try await ChildProcess.run(
             binary, [folder.path, "--to", server.url("/datasets/pets/images"), "--json", "--concurrency", "3"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = try events(outcome.standardOutput)
@@ -49,7 +49,7 @@ struct HeadlessBinaryTests {
         let server = try await ServerFixture.start { $0.failRate = 1; $0.failStatus = 500 }
         let folder = try TestFolder()
         try folder.write("dog.jpg", size: 10_000, seed: 3, prefix: Magic.jpeg)
-        let outcome = try ChildProcess.run(
+        let outcome = try await ChildProcess.run(
             binary, [folder.path, "--to", server.url("/datasets/x/images"), "--no-tui", "--json", "--retries", "0"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("failed    dog.jpg: HTTP 500 server error — "))
@@ -75,14 +75,14 @@ struct HeadlessBinaryTests {
             [folder.path, "--to", url, "--batch", "zero"],
         ]
         for arguments in cases {
-            let outcome = try ChildProcess.run(binary, arguments + ["--no-tui"])
+            let outcome = try await ChildProcess.run(binary, arguments + ["--no-tui"])
             #expect(outcome.status == 2, "\(arguments): \(outcome.standardError)")
             #expect(outcome.standardError.hasPrefix("uploader-tui: "), "\(outcome.standardError)")
             #expect(outcome.standardError.split(separator: "\n").count == 1, "one line: \(outcome.standardError)")
         }
         #expect(await server.server.statistics.requests == 0)
         let empty = try TestFolder("empty")
-        let nothing = try ChildProcess.run(binary, [empty.path, "--to", url, "--no-tui"])
+        let nothing = try await ChildProcess.run(binary, [empty.path, "--to", url, "--no-tui"])
         #expect(nothing.status == 3)
         #expect(nothing.standardError.contains("nothing to upload in \(empty.path)"))
         await server.stop()
@@ -95,9 +95,9 @@ struct HeadlessBinaryTests {
         let folder = try TestFolder()
         try folder.write("a.png", size: 5_000, seed: 2, prefix: Magic.png)
         let url = server.url("/datasets/t/images")
-        let good = try ChildProcess.run(binary, [folder.path, "--to", url, "--json"], environment: ["UPLOADER_TOKEN": secret])
+        let good = try await ChildProcess.run(binary, [folder.path, "--to", url, "--json"], environment: ["UPLOADER_TOKEN": secret])
         #expect(good.status == 0, "\(good.standardError)")
-        let bad = try ChildProcess.run(binary, [folder.path, "--to", url, "--json", "--token", "wrong-\(secret)"])
+        let bad = try await ChildProcess.run(binary, [folder.path, "--to", url, "--json", "--token", "wrong-\(secret)"])
         #expect(bad.status == 1)
         #expect(bad.standardError.contains("a.png: HTTP 401 unauthorized"))
         for output in [good.standardOutput, good.standardError, bad.standardOutput, bad.standardError] {
@@ -113,7 +113,7 @@ struct HeadlessBinaryTests {
         try folder.write("ok.jpg", size: 1_000, seed: 1, prefix: Magic.jpeg)
         // A dangling link cannot be read whoever runs the test (root reads files whatever their mode).
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/gone.jpg", withDestinationPath: "/nonexistent/x")
-        let outcome = try ChildProcess.run(binary, [folder.path, "--to", server.url("/datasets/u/images"), "--no-tui"])
+        let outcome = try await ChildProcess.run(binary, [folder.path, "--to", server.url("/datasets/u/images"), "--no-tui"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("gone.jpg: cannot read file: No such file or directory"))
         #expect(outcome.standardError.contains("done      ok.jpg"))

@@ -11,7 +11,8 @@ struct ServerLifecycleTests {
         try await TestServer.with { server in
             portInUse = server.port
             #expect(server.port > 0)
-            #expect(try await server.server.start() == server.port)  // idempotent while running
+            let again = try await server.server.start()
+            #expect(again == server.port)  // idempotent while running
 
             var clash = ReferenceServerConfiguration(root: server.root.path)
             clash.port = server.port

@@ -1,18 +1,28 @@
 import Foundation
 
-/// Runs a program to completion with posix_spawn and wait4, so its peak RSS is known (Foundation's Process hides it).
+/// Runs a program to completion with posix_spawn, its output collected through files.
 struct ChildProcess {
     struct Outcome {
         var status: Int32
         var standardOutput: String
         var standardError: String
-        /// Peak resident set size of the child, in bytes (ru_maxrss).
-        var peakRSS: Int
     }
 
-    /// Runs `executable` with `arguments`; stdout and stderr are collected through files.
+    /// Runs `executable` with `arguments` on a thread of its own, so waiting never blocks the
+    /// concurrency pool that in-process servers need (there are only as many threads as cores).
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> Outcome {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try runBlocking(executable, arguments, environment: environment) })
+            }
+            thread.start()
+        }
+    }
+
+    private static func runBlocking(
+        _ executable: String, _ arguments: [String], environment: [String: String]
     ) throws -> Outcome {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -42,14 +52,12 @@ struct ChildProcess {
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
 
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Outcome(
             status: exitStatus,
             standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "",
-            peakRSS: usage.ru_maxrss * 1024)
+            standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
 
     /// The built `uploader-tui`: `$UPLOADER_BIN/uploader-tui`, else the debug build beside the sources.
