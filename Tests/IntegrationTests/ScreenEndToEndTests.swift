@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// The real binary in tmux against the reference server: what a person sees and types.
+@Suite("uploader-tui screen in tmux", .serialized)
+struct ScreenEndToEndTests {
+    static let toastTitles = ["Uploading images", "Server is processing", "Upload complete", "Upload failed"]
+
+    /// The toast title on a screen, if one shows.
+    func toast(_ screen: String) -> String? {
+        Self.toastTitles.first { screen.contains($0) }
+    }
+
+    func row(_ screen: String, _ name: String) -> String {
+        screen.split(separator: "\n").first { $0.contains(name) }.map(String.init) ?? ""
+    }
+
+    @Test("toast runs uploading, processing, done; a file is cancelled and retried from the keyboard; resize keeps the screen whole")
+    func fullSession() async throws {
+        let server = try await ServerFixture.start {
+            $0.modelingDelay = 1.5
+            $0.failRate = 0.2
+            $0.seed = 7
+        }
+        let folder = try TestFolder("screen")
+        try folder.write("a-big.jpg", size: 3 << 20, seed: 1, prefix: Magic.jpeg)
+        for i in 0..<5 { try folder.write("pet-\(i).png", size: 150_000 + i, seed: UInt64(10 + i), prefix: Magic.png) }
+        let exitFile = folder.path + ".exit"
+        let command = [
+            ChildProcess.uploaderBinary, folder.path, "--to", server.url("/datasets/tmux/images"),
+            "--limit-rate", "1M", "--concurrency", "2", "--retries", "10",
+        ].map { "'\($0)'" }.joined(separator: " ")
+        let tmux = try await TmuxDriver.start(command: "\(command); echo $? > '\(exitFile)'; sleep 60")
+        do {
+            try await drive(tmux, server: server, exitFile: exitFile)
+        } catch {
+            await tmux.stop()
+            throw error
+        }
+        await tmux.stop()
+        await server.stop()
+    }
+
+    private func drive(_ tmux: TmuxDriver, server: ServerFixture, exitFile: String) async throws {
+
+        var titles: [String] = []
+        func watch(_ timeout: Duration, until predicate: @escaping (String) -> Bool) async throws -> String {
+            try await tmux.waitFor(timeout: timeout) { screen in
+                if let title = toast(screen), titles.last != title { titles.append(title) }
+                return predicate(screen)
+            }
+        }
+
+        // The first row (selected) is the big file: cancel it while its bytes are on the wire.
+        var screen = try await watch(.seconds(20)) { row($0, "a-big.jpg").contains("uploading") }
+        #expect(row(screen, "a-big.jpg").contains("uploading"), "\(screen)")
+        try await tmux.send("c")
+        screen = try await watch(.seconds(10)) { row($0, "a-big.jpg").contains("cancelled") }
+        #expect(row(screen, "a-big.jpg").contains("cancelled"), "\(screen)")
+
+        try await tmux.send("r")
+        screen = try await watch(.seconds(90)) { $0.contains("Upload complete") }
+        #expect(row(screen, "a-big.jpg").contains("done"), "\(screen)")
+        #expect(screen.contains("done 6"), "\(screen)")
+        #expect(titles.first == "Uploading images")
+        // However often retries and the cancel bounced the batch, it ends uploading -> processing -> done.
+        #expect(Array(titles.suffix(3)) == ["Uploading images", "Server is processing", "Upload complete"], "\(titles)")
+        #expect(!titles.contains("Upload failed") || titles.last == "Upload complete")
+
+        try await tmux.resize(cols: 40, rows: 12)
+        screen = try await tmux.waitFor { $0.split(separator: "\n", omittingEmptySubsequences: false).first?.count ?? 99 <= 40 }
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count >= 12, "\(screen)")
+        #expect(lines.allSatisfy { $0.count <= 40 }, "\(screen)")
+        #expect(screen.contains("Upload complete"), "\(screen)")
+
+        try await tmux.send("q")
+        let exited = try await tmux.waitFor { _ in FileManager.default.fileExists(atPath: exitFile) }
+        _ = exited
+        let status = try String(contentsOfFile: exitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(status == "0")
+        let files = try FileManager.default.contentsOfDirectory(atPath: server.root.path + "/datasets/tmux")
+        #expect(files.filter { $0 != "manifest.json" }.count == 6)
+    }
+}
