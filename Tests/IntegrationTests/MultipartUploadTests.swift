@@ -130,9 +130,8 @@ struct MultipartUploadTests {
         #expect(error.description.contains("injected fault"))
         await failing.stop()
 
-        let closedPort = failing.port  // stopped: nothing listens there now
         let refused = MultipartPlanner(
-            url: "http://127.0.0.1:\(closedPort)/x", fileField: "file", fields: [], headers: [], token: nil, batchSize: 1)
+            url: "http://127.0.0.1:1/x", fileField: "file", fields: [], headers: [], token: nil, batchSize: 1)
         let (refusedSnapshot, _) = await (try SessionRun(paths: [folder.path], planner: refused)).complete()
         #expect(refusedSnapshot.files[0].error?.code == .connectionFailed)
         #expect(refusedSnapshot.files[0].error?.description.contains("a.jpg: connection failed") == true)

@@ -42,6 +42,7 @@ final class ManualClock: UploadClock {
     private struct State {
         var now: Duration = .zero
         var sleepers: [(deadline: Duration, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [CheckedContinuation<Void, Never>] = []
     }
     private let state = Mutex(State())
 
@@ -49,11 +50,25 @@ final class ManualClock: UploadClock {
 
     func sleep(for duration: Duration) async throws {
         await withCheckedContinuation { continuation in
-            state.withLock { $0.sleepers.append(($0.now + duration, continuation)) }
+            let waiters = state.withLock { state in
+                state.sleepers.append((state.now + duration, continuation))
+                defer { state.sleeperWaiters = [] }
+                return state.sleeperWaiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
     }
 
-    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    /// Returns once some task is sleeping on this clock.
+    func waitForSleeper() async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state in
+                if state.sleepers.isEmpty { state.sleeperWaiters.append(continuation) }
+                return !state.sleepers.isEmpty
+            }
+            if ready { continuation.resume() }
+        }
+    }
 
     func advance(by duration: Duration) {
         let due = state.withLock { state -> [CheckedContinuation<Void, Never>] in

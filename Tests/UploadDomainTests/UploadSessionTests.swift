@@ -57,7 +57,7 @@ struct UploadSessionTests {
         let retrying = try #require(await awaitEvent(.retrying, file: 1, in: &events))
         #expect(retrying.file.error?.httpStatus == 503)
         #expect(retrying.file.phase == .queued)
-        while clock.sleeperCount == 0 { await Task.yield() }
+        await clock.waitForSleeper()
         clock.advance(by: .seconds(2))
         let again = try #require(await started.next())
         #expect(again.request.files.map(\.id) == [1])

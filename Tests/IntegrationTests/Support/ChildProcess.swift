@@ -36,6 +36,9 @@ struct ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Inherit nothing else: a tmux server started here outlives the call, and holding a copy of an
+        // in-process test server's sockets would keep them open after that server stops.
+        closeFrom(&actions, 3)
 
         var env = ProcessInfo.processInfo.environment
         env["CI"] = nil
@@ -58,6 +61,15 @@ struct ChildProcess {
             status: exitStatus,
             standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
             standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift does not import.
+    private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            preconditionFailure("glibc 2.34 or newer is needed to spawn children without leaking descriptors")
+        }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)
     }
 
     /// The built `uploader-tui`: `$UPLOADER_BIN/uploader-tui`, else the debug build beside the sources.
