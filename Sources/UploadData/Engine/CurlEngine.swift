@@ -44,8 +44,11 @@ public final class CurlEngine: UploadTransport {
         Self.globalInit
         self.options = options
         loop = CurlLoop(maxCachedConnections: options.maxCachedConnections)
-        let thread = Thread { [loop] in loop.run() }
-        thread.name = "uploader-curl"
+        let thread = Thread { [loop] in
+            // Names the thread in top and /proc (pthread_setname_np does not import from Swift here).
+            try? "uploader-curl".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+            loop.run()
+        }
         thread.start()
     }
 

@@ -42,6 +42,8 @@ public final class CursesTerminal: Terminal {
             + tickInterval.components.attoseconds / 1_000_000_000_000_000))
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
+                // Names the thread in top and /proc (pthread_setname_np does not import from Swift here).
+                try? "uploader-curses".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
                 // setlocale must precede newterm, or wide characters and line drawing come out garbled.
                 let utf8 = cn_setlocale_is_utf8() == 1
                 let status = cn_start(useColor ? 1 : 0, timeout)
@@ -56,7 +58,6 @@ public final class CursesTerminal: Terminal {
                 continuation.resume(returning: terminal)
                 terminal.runLoop()
             }
-            thread.name = "uploader-tui.curses"
             thread.start()
         }
     }
