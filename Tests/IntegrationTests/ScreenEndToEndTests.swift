@@ -68,7 +68,10 @@ struct ScreenEndToEndTests {
         #expect(!titles.contains("Upload failed") || titles.last == "Upload complete")
 
         try await tmux.resize(cols: 40, rows: 12)
-        screen = try await tmux.waitFor { $0.split(separator: "\n", omittingEmptySubsequences: false).first?.count ?? 99 <= 40 }
+        // Wait for the redrawn frame (the first capture may catch tmux mid-redraw).
+        screen = try await tmux.waitFor {
+            $0.contains("Upload complete") && $0.split(separator: "\n").allSatisfy { $0.count <= 40 }
+        }
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count >= 12, "\(screen)")
         #expect(lines.allSatisfy { $0.count <= 40 }, "\(screen)")
