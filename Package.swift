@@ -24,7 +24,6 @@ let package = Package(
             dependencies: [
                 "UploadDomain", "CCurl",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(name: "UploaderCLI", dependencies: ["UploadDomain"]),
@@ -34,7 +33,6 @@ let package = Package(
             dependencies: [
                 "UploadDomain", "UploadData", "UploaderCLI", "UploaderTUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(

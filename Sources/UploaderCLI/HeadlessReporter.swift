@@ -9,7 +9,9 @@ public actor HeadlessReporter {
         public var standardError: @Sendable (String) -> Void
 
         /// Creates an output.
-        public init(standardOutput: @escaping @Sendable (String) -> Void, standardError: @escaping @Sendable (String) -> Void) {
+        public init(
+            standardOutput: @escaping @Sendable (String) -> Void, standardError: @escaping @Sendable (String) -> Void
+        ) {
             self.standardOutput = standardOutput
             self.standardError = standardError
         }
@@ -49,7 +51,8 @@ public actor HeadlessReporter {
             finished += 1
             let location = file.result?.location.map { " " + Sanitizer.displayName($0) } ?? ""
             let status = file.httpStatus.map { " HTTP \($0)" } ?? ""
-            output.standardError("[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)")
+            output.standardError(
+                "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)")
         case .failed:
             finished += 1
             let error = file.error.map { $0.forFile(file.name).description } ?? "\(name): failed"

@@ -32,13 +32,15 @@ extension UploaderCommand {
         guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
         let headers = try header.map { line -> HTTPHeader in
             guard let parsed = HTTPHeader(line: line) else {
-                throw UsageError(description: "invalid header '\(Sanitizer.displayName(line))': expected 'Name: value' on one line")
+                throw UsageError(
+                    description: "invalid header '\(Sanitizer.displayName(line))': expected 'Name: value' on one line")
             }
             return parsed
         }
         let fields = try form.map { pair -> FormField in
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-                throw UsageError(description: "invalid form field '\(Sanitizer.displayName(pair))': expected name=value")
+                throw UsageError(
+                    description: "invalid form field '\(Sanitizer.displayName(pair))': expected name=value")
             }
             return FormField(name: String(pair[..<eq]), value: String(pair[pair.index(after: eq)...]))
         }
@@ -111,7 +113,9 @@ extension UploaderCommand {
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else {
             throw UsageError(
-                description: "\(option): invalid URL '\(Sanitizer.displayName(Redactor.url(url)))' (expected http:// or https://)")
+                description:
+                    "\(option): invalid URL '\(Sanitizer.displayName(Redactor.url(url)))' (expected http:// or https://)"
+            )
         }
         return url
     }

@@ -46,7 +46,9 @@ struct UploaderCommand: AsyncParsableCommand {
     @Option(help: "Retries per file for connection errors, timeouts, 408, 429 and 5xx.")
     var retries = 5
 
-    @Option(help: ArgumentHelp("Cap each transfer's upload speed, bytes/s with K/M/G suffixes (1024-based).", valueName: "rate"))
+    @Option(
+        help: ArgumentHelp(
+            "Cap each transfer's upload speed, bytes/s with K/M/G suffixes (1024-based).", valueName: "rate"))
     var limitRate: String?
 
     @Flag(name: [.short, .long], help: "Descend into subfolders.")
@@ -55,7 +57,9 @@ struct UploaderCommand: AsyncParsableCommand {
     @Flag(help: "Include hidden files and folders (names starting with '.').")
     var hidden = false
 
-    @Flag(name: .customLong("no-tui"), help: "Plain output for scripts (automatic when stdout is not a terminal or CI is set).")
+    @Flag(
+        name: .customLong("no-tui"),
+        help: "Plain output for scripts (automatic when stdout is not a terminal or CI is set).")
     var noTUI = false
 
     @Flag(help: "Write NDJSON events to stdout.")

@@ -27,13 +27,16 @@ struct HeadlessBinaryTests {
             let kinds = lines.filter { $0["file"] as? String == "cat-\(i).jpg" }.compactMap { $0["event"] as? String }
                 .filter { $0 != "progress" }
             #expect(kinds == order, "cat-\(i).jpg: \(kinds)")
-            let done = try #require(lines.first { $0["file"] as? String == "cat-\(i).jpg" && $0["event"] as? String == "done" })
+            let done = try #require(
+                lines.first { $0["file"] as? String == "cat-\(i).jpg" && $0["event"] as? String == "done" })
             #expect(done["http_status"] as? Int == 201)
             #expect(done["bytes_sent"] as? Int == 200_000 + i)
             #expect(done["bytes_total"] as? Int == 200_000 + i)
             #expect(done["attempt"] as? Int == 1)
             #expect(done["location"] as? String == "datasets/pets/cat-\(i).jpg")
-            #expect((done["result"] as? [String: Any])?["sha256"] as? String == (try sha256(ofFile: folder.path + "/cat-\(i).jpg")))
+            #expect(
+                (done["result"] as? [String: Any])?["sha256"] as? String
+                    == (try sha256(ofFile: folder.path + "/cat-\(i).jpg")))
             for key in ["phase", "error", "ts"] { #expect(done.keys.contains(key), "done lacks \(key)") }
         }
         let summary = try #require(lines.last)
@@ -46,7 +49,9 @@ struct HeadlessBinaryTests {
 
     @Test("a server answering 500 fails the files with status and excerpt, and exits 1")
     func serverErrorExitsOne() async throws {
-        let server = try await ServerFixture.start { $0.failRate = 1; $0.failStatus = 500 }
+        let server = try await ServerFixture.start {
+            $0.failRate = 1; $0.failStatus = 500
+        }
         let folder = try TestFolder()
         try folder.write("dog.jpg", size: 10_000, seed: 3, prefix: Magic.jpeg)
         let outcome = try await ChildProcess.run(
@@ -95,9 +100,11 @@ struct HeadlessBinaryTests {
         let folder = try TestFolder()
         try folder.write("a.png", size: 5_000, seed: 2, prefix: Magic.png)
         let url = server.url("/datasets/t/images")
-        let good = try await ChildProcess.run(binary, [folder.path, "--to", url, "--json"], environment: ["UPLOADER_TOKEN": secret])
+        let good = try await ChildProcess.run(
+            binary, [folder.path, "--to", url, "--json"], environment: ["UPLOADER_TOKEN": secret])
         #expect(good.status == 0, "\(good.standardError)")
-        let bad = try await ChildProcess.run(binary, [folder.path, "--to", url, "--json", "--token", "wrong-\(secret)"])
+        let bad = try await ChildProcess.run(
+            binary, [folder.path, "--to", url, "--json", "--token", "wrong-\(secret)"])
         #expect(bad.status == 1)
         #expect(bad.standardError.contains("a.png: HTTP 401 unauthorized"))
         for output in [good.standardOutput, good.standardError, bad.standardOutput, bad.standardError] {
@@ -112,8 +119,10 @@ struct HeadlessBinaryTests {
         let folder = try TestFolder()
         try folder.write("ok.jpg", size: 1_000, seed: 1, prefix: Magic.jpeg)
         // A dangling link cannot be read whoever runs the test (root reads files whatever their mode).
-        try FileManager.default.createSymbolicLink(atPath: folder.path + "/gone.jpg", withDestinationPath: "/nonexistent/x")
-        let outcome = try await ChildProcess.run(binary, [folder.path, "--to", server.url("/datasets/u/images"), "--no-tui"])
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path + "/gone.jpg", withDestinationPath: "/nonexistent/x")
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/u/images"), "--no-tui"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("gone.jpg: cannot read file: No such file or directory"))
         #expect(outcome.standardError.contains("done      ok.jpg"))

@@ -94,9 +94,11 @@ struct MultipartUploadTests {
         ]
         var hashes: [String: String] = [:]
         for (i, name) in names.enumerated() {
-            hashes[name] = try sha256(ofFile: try folder.write(name, size: 3_000 + i, seed: UInt64(i), prefix: Magic.jpeg))
+            hashes[name] = try sha256(
+                ofFile: try folder.write(name, size: 3_000 + i, seed: UInt64(i), prefix: Magic.jpeg))
         }
-        let planner = MultipartPlanner.reference(server, batch: names.count, fields: [FormField(name: "note", value: "x")])
+        let planner = MultipartPlanner.reference(
+            server, batch: names.count, fields: [FormField(name: "note", value: "x")])
         let run = try SessionRun(paths: [folder.path], planner: planner)
         let (snapshot, _) = await run.complete()
         #expect(snapshot.progress.counts.done == names.count)
@@ -119,10 +121,13 @@ struct MultipartUploadTests {
 
     @Test("a server error fails the file with the status and a body excerpt; a refused connection names the cause")
     func errorsAreReported() async throws {
-        let failing = try await ServerFixture.start { $0.failRate = 1; $0.failStatus = 500 }
+        let failing = try await ServerFixture.start {
+            $0.failRate = 1; $0.failStatus = 500
+        }
         let folder = try TestFolder()
         try folder.write("a.jpg", size: 2_000, seed: 1, prefix: Magic.jpeg)
-        let (snapshot, _) = await (try SessionRun(paths: [folder.path], planner: MultipartPlanner.reference(failing))).complete()
+        let (snapshot, _) = await (try SessionRun(paths: [folder.path], planner: MultipartPlanner.reference(failing)))
+            .complete()
         let error = try #require(snapshot.files[0].error)
         #expect(snapshot.files[0].phase == .failed)
         #expect(error.code == .serverError)

@@ -15,7 +15,9 @@ struct ScreenEndToEndTests {
         screen.split(separator: "\n").first { $0.contains(name) }.map(String.init) ?? ""
     }
 
-    @Test("toast runs uploading, processing, done; a file is cancelled and retried from the keyboard; resize keeps the screen whole")
+    @Test(
+        "toast runs uploading, processing, done; a file is cancelled and retried from the keyboard; resize keeps the screen whole"
+    )
     func fullSession() async throws {
         let server = try await ServerFixture.start {
             $0.modelingDelay = 1.5
@@ -64,7 +66,8 @@ struct ScreenEndToEndTests {
         #expect(screen.contains("done 6"), "\(screen)")
         #expect(titles.first == "Uploading images")
         // However often retries and the cancel bounced the batch, it ends uploading -> processing -> done.
-        #expect(Array(titles.suffix(3)) == ["Uploading images", "Server is processing", "Upload complete"], "\(titles)")
+        #expect(
+            Array(titles.suffix(3)) == ["Uploading images", "Server is processing", "Upload complete"], "\(titles)")
         #expect(!titles.contains("Upload failed") || titles.last == "Upload complete")
 
         try await tmux.resize(cols: 40, rows: 12)
@@ -80,7 +83,8 @@ struct ScreenEndToEndTests {
         try await tmux.send("q")
         let exited = try await tmux.waitFor { _ in FileManager.default.fileExists(atPath: exitFile) }
         _ = exited
-        let status = try String(contentsOfFile: exitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let status = try String(contentsOfFile: exitFile, encoding: .utf8).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(status == "0")
         let files = try FileManager.default.contentsOfDirectory(atPath: server.root.path + "/datasets/tmux")
         #expect(files.filter { $0 != "manifest.json" }.count == 6)

@@ -93,7 +93,9 @@ struct EchoPlanner: RequestPlanner {
             body: .multipart(fields: [], fileField: "file", files: items))
     }
     func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
-        items.map { UploadResult(httpStatus: response.status, body: response.body, isJSON: false, location: $0.relativePath) }
+        items.map {
+            UploadResult(httpStatus: response.status, body: response.body, isJSON: false, location: $0.relativePath)
+        }
     }
 }
 
@@ -104,4 +106,3 @@ func items(_ sizes: [Int64]) -> [UploadItem] {
             contentType: "image/jpeg")
     }
 }
-

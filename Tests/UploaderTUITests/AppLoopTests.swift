@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import UploadDomain
+
 @testable import UploaderTUI
 
 /// A controller that serves queued snapshots and records commands.
@@ -48,8 +49,12 @@ struct AppLoopTests {
     func keyScript() async {
         let controller = ScriptedController([Fixtures.uploading])
         let terminal = InMemoryTerminal(size: size)
-        terminal.send([.tick, .key(.down), .key(.down), .key(.character("c")), .key(.character("+")), .key(.character("q")), .key(.character("y"))])
-        let outcome = await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        terminal.send([
+            .tick, .key(.down), .key(.down), .key(.character("c")), .key(.character("+")), .key(.character("q")),
+            .key(.character("y")),
+        ])
+        let outcome = await TUIApp.run(
+            controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
         #expect(outcome == .quitEarly)
         #expect(controller.commands == [.cancel(fileID: 2), .setConcurrency(5)])
         #expect(terminal.isClosed)
@@ -65,7 +70,8 @@ struct AppLoopTests {
         let controller = ScriptedController([Fixtures.uploading, Fixtures.uploading, later])
         let terminal = InMemoryTerminal(size: size)
         terminal.send([.tick, .tick, .key(.character("q")), .key(.character("y"))])
-        _ = await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        _ = await TUIApp.run(
+            controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
         let writes = terminal.writes
         #expect(writes.first == Array(0..<30))
         let layout = Layout(size: size)
@@ -99,7 +105,8 @@ struct AppLoopTests {
         terminal.send([.tick])
         var configuration = configuration
         configuration.exitWhenDone = true
-        let outcome = await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        let outcome = await TUIApp.run(
+            controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
         #expect(outcome == .finished)
         #expect(terminal.screen.text.contains("✔ Upload complete"))
         #expect(terminal.isClosed)
@@ -111,7 +118,8 @@ struct AppLoopTests {
         let terminal = InMemoryTerminal(size: size)
         terminal.send([.tick, .tick, .resize(cols: 40, rows: 12), .tick])
         terminal.send(.key(.character("q")))
-        let outcome = await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        let outcome = await TUIApp.run(
+            controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
         #expect(outcome == .finished)
         #expect(terminal.screen.size == TerminalSize(cols: 40, rows: 12))
         #expect(terminal.writes.last?.count == 12 || terminal.writes.count >= 2)
@@ -122,7 +130,8 @@ struct AppLoopTests {
         let controller = ScriptedController([Fixtures.uploading])
         let terminal = InMemoryTerminal(size: size)
         let task = Task {
-            await TUIApp.run(controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+            await TUIApp.run(
+                controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
         }
         terminal.send(.tick)
         task.cancel()
@@ -142,7 +151,11 @@ struct AppLoopTests {
 @Suite("Scale")
 struct ScaleTests {
     static let many: UploadSnapshot = Fixtures.snapshot(
-        (0..<10_000).map { Fixtures.file($0, "batch/image-\($0).jpg", size: 1_000_000, sent: $0 < 5000 ? 1_000_000 : 0, phase: $0 < 5000 ? .done : .queued, attempt: $0 < 5000 ? 1 : 0) })
+        (0..<10_000).map {
+            Fixtures.file(
+                $0, "batch/image-\($0).jpg", size: 1_000_000, sent: $0 < 5000 ? 1_000_000 : 0,
+                phase: $0 < 5000 ? .done : .queued, attempt: $0 < 5000 ? 1 : 0)
+        })
 
     @Test("10,000 files scroll to the end and the last file shows")
     func scrollToEnd() {

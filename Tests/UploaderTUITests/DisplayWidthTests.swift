@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UploaderTUI
 
 @Suite("DisplayWidth and Formatting")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import UploadDomain
+
 @testable import UploaderTUI
 
 /// Hand-built snapshots for render and key tests.
@@ -14,7 +15,8 @@ enum Fixtures {
     ) -> FileSnapshot {
         FileSnapshot(
             id: id, name: name, path: "/home/ana/Pictures/pet/" + name, destination: destination,
-            curlCommand: "curl -sS -X POST -H \"Authorization: Bearer $UPLOADER_TOKEN\" -F files=@/home/ana/Pictures/pet/\(name) \(destination)",
+            curlCommand:
+                "curl -sS -X POST -H \"Authorization: Bearer $UPLOADER_TOKEN\" -F files=@/home/ana/Pictures/pet/\(name) \(destination)",
             size: size, sent: sent, phase: phase, attempt: attempt, isPaused: paused, bytesPerSecond: rate,
             httpStatus: result?.httpStatus ?? error?.httpStatus, result: result, error: error)
     }
@@ -42,7 +44,11 @@ enum Fixtures {
     /// Eight images of seed 001, nothing sent yet.
     static var willStart: UploadSnapshot {
         snapshot(
-            (0..<8).map { file($0, "pet-\($0 + 1).jpg", size: Int64($0 + 2) * mib, sent: 0, phase: $0 < 4 ? .willStart : .queued, attempt: $0 < 4 ? 1 : 0) },
+            (0..<8).map {
+                file(
+                    $0, "pet-\($0 + 1).jpg", size: Int64($0 + 2) * mib, sent: 0, phase: $0 < 4 ? .willStart : .queued,
+                    attempt: $0 < 4 ? 1 : 0)
+            },
             elapsed: .milliseconds(300))
     }
 
@@ -50,11 +56,16 @@ enum Fixtures {
     static var uploading: UploadSnapshot {
         snapshot(
             [
-                file(0, "cat-001.jpg", size: 2_516_582, sent: 2_516_582, phase: .done, result: UploadResult(httpStatus: 201, body: "{\"id\":\"m-1\"}", isJSON: true, location: "ai/42/cat-001.jpg")),
+                file(
+                    0, "cat-001.jpg", size: 2_516_582, sent: 2_516_582, phase: .done,
+                    result: UploadResult(
+                        httpStatus: 201, body: "{\"id\":\"m-1\"}", isJSON: true, location: "ai/42/cat-001.jpg")),
                 file(1, "cat-002.jpg", size: 3 * mib, sent: 3 * mib, phase: .modeling),
                 file(2, "dog on the beach (1).jpg", size: 8 * mib, sent: 5 * mib, phase: .uploading, rate: 1_153_434),
                 file(3, "강아지-사진.jpg", size: 4 * mib, sent: mib, phase: .uploading, paused: true),
-                file(4, "vacation/IMG_2024_0001.HEIC", size: 12 * mib, sent: 3 * mib, phase: .uploading, attempt: 2, rate: 524_288),
+                file(
+                    4, "vacation/IMG_2024_0001.HEIC", size: 12 * mib, sent: 3 * mib, phase: .uploading, attempt: 2,
+                    rate: 524_288),
                 file(5, "broken.png", size: 700 * 1024, sent: 0, phase: .failed, attempt: 3, error: serverError),
                 file(6, "queued-1.jpg", size: 1_500_000, sent: 0, phase: .queued, attempt: 0),
                 file(7, "queued-2.jpg", size: 900, sent: 0, phase: .queued, attempt: 0),
@@ -65,20 +76,28 @@ enum Fixtures {
     /// Every byte sent, responses pending.
     static var modeling: UploadSnapshot {
         snapshot(
-            (0..<8).map { file($0, "pet-\($0 + 1).jpg", size: Int64($0 + 2) * mib, sent: Int64($0 + 2) * mib, phase: $0 < 5 ? .done : .modeling) },
+            (0..<8).map {
+                file(
+                    $0, "pet-\($0 + 1).jpg", size: Int64($0 + 2) * mib, sent: Int64($0 + 2) * mib,
+                    phase: $0 < 5 ? .done : .modeling)
+            },
             rate: 0, eta: .zero, elapsed: .seconds(61))
     }
 
     /// Every file answered.
     static var done: UploadSnapshot {
         snapshot(
-            (0..<8).map { file($0, "pet-\($0 + 1).jpg", size: Int64($0 + 2) * mib, sent: Int64($0 + 2) * mib, phase: .done) },
+            (0..<8).map {
+                file($0, "pet-\($0 + 1).jpg", size: Int64($0 + 2) * mib, sent: Int64($0 + 2) * mib, phase: .done)
+            },
             elapsed: .seconds(75))
     }
 
     /// Done, with one failure and one cancellation.
     static var fail: UploadSnapshot {
-        var files = (0..<6).map { file($0, "pet-\($0 + 1).jpg", size: Int64($0 + 2) * mib, sent: Int64($0 + 2) * mib, phase: .done) }
+        var files = (0..<6).map {
+            file($0, "pet-\($0 + 1).jpg", size: Int64($0 + 2) * mib, sent: Int64($0 + 2) * mib, phase: .done)
+        }
         files.append(file(6, "broken.png", size: 700 * 1024, sent: 0, phase: .failed, attempt: 3, error: serverError))
         files.append(file(7, "skipped-by-user.jpg", size: 2 * mib, sent: 0, phase: .cancelled))
         return snapshot(files, elapsed: .seconds(80))
@@ -93,10 +112,13 @@ enum Fixtures {
     ]
 
     static func renderer(unicode: Bool = true, color: Bool = true) -> ScreenRenderer {
-        ScreenRenderer(source: "~/Pictures/pet", destination: "api.example.com/ai/images/42", unicode: unicode, useColor: color)
+        ScreenRenderer(
+            source: "~/Pictures/pet", destination: "api.example.com/ai/images/42", unicode: unicode, useColor: color)
     }
 
-    static func render(_ snapshot: UploadSnapshot, size: TerminalSize, state: UIState? = nil, unicode: Bool = true) -> Frame {
+    static func render(_ snapshot: UploadSnapshot, size: TerminalSize, state: UIState? = nil, unicode: Bool = true)
+        -> Frame
+    {
         renderer(unicode: unicode).render(snapshot, state ?? UIState(size: size), size: size)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 import UploadDomain
+
 @testable import UploaderTUI
 
 /// Plays events through `KeyMap.update` and collects what came out.
@@ -47,7 +48,8 @@ struct KeyMapTests {
         #expect(script.state.selected == 99)
         script.play([.key(.pageUp)], snapshot)
         #expect(script.state.selected == 99 - (height - 1))
-        #expect(script.state.selected >= script.state.scrollTop && script.state.selected < script.state.scrollTop + height)
+        #expect(
+            script.state.selected >= script.state.scrollTop && script.state.selected < script.state.scrollTop + height)
         script.play([.key(.home)], snapshot)
         #expect(script.state.selected == 0 && script.state.scrollTop == 0)
         #expect(script.commands.isEmpty)

@@ -1,5 +1,6 @@
 import Testing
 import UploadDomain
+
 @testable import UploaderTUI
 
 @Suite("ScreenRenderer")
@@ -38,7 +39,8 @@ struct ScreenRendererTests {
     @Test("the toast speaks each of the five states")
     func toastTexts() {
         let size = TerminalSize(cols: 100, rows: 30)
-        let texts = Dictionary(uniqueKeysWithValues: Fixtures.states.map { ($0.0, Fixtures.render($0.1, size: size).text) })
+        let texts = Dictionary(
+            uniqueKeysWithValues: Fixtures.states.map { ($0.0, Fixtures.render($0.1, size: size).text) })
         #expect(texts["willStart"]!.contains("Uploading images"))
         #expect(texts["willStart"]!.contains("Quitting now may interrupt the upload"))
         #expect(texts["uploading"]!.contains("Uploading images"))
@@ -77,7 +79,11 @@ struct ScreenRendererTests {
     @Test("a name with an escape sequence and CR LF is shown escaped and never raw")
     func escapesControlCharacters() {
         let evil = "evil\u{1B}[31mred\r\n.jpg"
-        let files = [Fixtures.file(0, evil, size: 10, sent: 0, phase: .failed, error: UploadError(.requestFailed, file: evil, cause: "boom\u{1B}]0;pwned\u{07}"))]
+        let files = [
+            Fixtures.file(
+                0, evil, size: 10, sent: 0, phase: .failed,
+                error: UploadError(.requestFailed, file: evil, cause: "boom\u{1B}]0;pwned\u{07}"))
+        ]
         let size = TerminalSize(cols: 100, rows: 30)
         for pane in [UIState.Pane.list, .detail] {
             let frame = Fixtures.render(Fixtures.snapshot(files), size: size, state: UIState(size: size, pane: pane))
@@ -93,7 +99,8 @@ struct ScreenRendererTests {
     @Test("CJK and emoji names are cut by display width and keep the columns aligned")
     func wideNames() {
         let files = [
-            Fixtures.file(0, "반려동물-사진-모음-최종본-진짜-최종-2024년-여름.jpg", size: 2 * Fixtures.mib, sent: 0, phase: .queued, attempt: 0),
+            Fixtures.file(
+                0, "반려동물-사진-모음-최종본-진짜-최종-2024년-여름.jpg", size: 2 * Fixtures.mib, sent: 0, phase: .queued, attempt: 0),
             Fixtures.file(1, "🐶🐱🐰🦊🐻🐼🐨🐯🦁🐮🐷🐸🐵🐔🐧🐦🐤.png", size: 2 * Fixtures.mib, sent: 0, phase: .queued, attempt: 0),
             Fixtures.file(2, "plain.jpg", size: 2 * Fixtures.mib, sent: 0, phase: .queued, attempt: 0),
         ]
@@ -110,7 +117,10 @@ struct ScreenRendererTests {
 
     @Test("a terminal below 40x10 shows a notice instead of the screen")
     func tooSmall() {
-        for size in [TerminalSize(cols: 39, rows: 20), TerminalSize(cols: 80, rows: 9), TerminalSize(cols: 5, rows: 2), TerminalSize(cols: 0, rows: 0)] {
+        for size in [
+            TerminalSize(cols: 39, rows: 20), TerminalSize(cols: 80, rows: 9), TerminalSize(cols: 5, rows: 2),
+            TerminalSize(cols: 0, rows: 0),
+        ] {
             let frame = Fixtures.render(Fixtures.uploading, size: size)
             #expect(frame.size == size)
             if size.rows >= 3, size.cols >= 18 { #expect(frame.text.contains("Terminal too small")) }
@@ -126,7 +136,8 @@ struct ScreenRendererTests {
                 let size = TerminalSize(cols: cols, rows: rows)
                 for (_, snapshot) in Fixtures.states {
                     for pane in [UIState.Pane.list, .detail, .help] {
-                        let frame = Fixtures.render(snapshot, size: size, state: UIState(size: size, selected: 5, pane: pane, prompt: .quit))
+                        let frame = Fixtures.render(
+                            snapshot, size: size, state: UIState(size: size, selected: 5, pane: pane, prompt: .quit))
                         #expect(frame.cells.count == cols * rows)
                     }
                 }
@@ -137,11 +148,14 @@ struct ScreenRendererTests {
     @Test("the detail pane shows path, destination, status, response, attempts, error and curl")
     func detailPane() {
         let size = TerminalSize(cols: 100, rows: 30)
-        let frame = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, selected: 5, pane: .detail))
+        let frame = Fixtures.render(
+            Fixtures.uploading, size: size, state: UIState(size: size, selected: 5, pane: .detail))
         expectSnapshot(frame, named: "detail-failed-\(size)")
         let text = frame.text
-        for needle in ["/home/ana/Pictures/pet/broken.png", "https://api.example.com/ai/images/42", "HTTP status  500",
-                       "model queue full", "Attempts     3", "HTTP 500 server error", "curl -sS -X POST"] {
+        for needle in [
+            "/home/ana/Pictures/pet/broken.png", "https://api.example.com/ai/images/42", "HTTP status  500",
+            "model queue full", "Attempts     3", "HTTP 500 server error", "curl -sS -X POST",
+        ] {
             #expect(text.contains(needle), "missing \(needle)")
         }
     }

@@ -107,73 +107,73 @@ private final class CurlLoop: @unchecked Sendable {
         curl_multi_wakeup(multi)
     }
 
-        func run() {
-            var stillRunning: Int32 = 0
-            while true {
-                let pending = commands.withLock { queue -> [Command] in
-                    defer { queue.removeAll(keepingCapacity: true) }
-                    return queue
-                }
-                for command in pending {
-                    if case .shutdown = command {
-                        for transfer in active.values { finish(transfer, with: .failure(UploadError(.cancelled))) }
-                        curl_multi_cleanup(multi)
-                        return
-                    }
-                    handle(command)
-                }
-                curl_multi_perform(multi, &stillRunning)
-                var left: Int32 = 0
-                while let message = curl_multi_info_read(multi, &left) {
-                    guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-                    var raw: UnsafeMutableRawPointer?
-                    _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &raw)
-                    guard let raw else { continue }
-                    let transfer = Unmanaged<CurlTransfer>.fromOpaque(raw).takeUnretainedValue()
-                    let code = message.pointee.data.result
-                    let outcome: Result<TransferResponse, UploadError> =
-                        code == CURLE_OK ? .success(transfer.response()) : .failure(transfer.error(for: code))
-                    finish(transfer, with: outcome)
-                }
-                curl_multi_poll(multi, nil, 0, 1000, nil)
+    func run() {
+        var stillRunning: Int32 = 0
+        while true {
+            let pending = commands.withLock { queue -> [Command] in
+                defer { queue.removeAll(keepingCapacity: true) }
+                return queue
             }
-        }
-
-        private func handle(_ command: Command) {
-            switch command {
-            case .add(let transfer):
-                if transfer.cancelRequested.load(ordering: .relaxed) {
-                    transfer.continuation?.resume(throwing: UploadError(.cancelled))
-                    transfer.continuation = nil
+            for command in pending {
+                if case .shutdown = command {
+                    for transfer in active.values { finish(transfer, with: .failure(UploadError(.cancelled))) }
+                    curl_multi_cleanup(multi)
                     return
                 }
-                do {
-                    try transfer.prepare()
-                } catch {
-                    transfer.continuation?.resume(throwing: error)
-                    transfer.continuation = nil
-                    transfer.release()
-                    return
-                }
-                active[ObjectIdentifier(transfer.probe)] = transfer
-                curl_multi_add_handle(multi, transfer.easy)
-            case .cancel(let transfer):
-                // Removing the handle stops it at once; no DONE message follows, so finish it here.
-                guard active[ObjectIdentifier(transfer.probe)] === transfer else { return }
-                finish(transfer, with: .failure(UploadError(.cancelled)))
-            case .pause(let probe, let paused):
-                guard let easy = active[probe]?.easy else { return }
-                curl_easy_pause(easy, paused ? CURLPAUSE_RECV | CURLPAUSE_SEND : 0)
-            case .shutdown:
-                break
+                handle(command)
             }
-        }
-
-        private func finish(_ transfer: CurlTransfer, with outcome: Result<TransferResponse, UploadError>) {
-            active[ObjectIdentifier(transfer.probe)] = nil
-            if let easy = transfer.easy { curl_multi_remove_handle(multi, easy) }
-            transfer.release()
-            transfer.continuation?.resume(with: outcome.mapError { $0 as any Error })
-            transfer.continuation = nil
+            curl_multi_perform(multi, &stillRunning)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                var raw: UnsafeMutableRawPointer?
+                _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &raw)
+                guard let raw else { continue }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(raw).takeUnretainedValue()
+                let code = message.pointee.data.result
+                let outcome: Result<TransferResponse, UploadError> =
+                    code == CURLE_OK ? .success(transfer.response()) : .failure(transfer.error(for: code))
+                finish(transfer, with: outcome)
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
         }
     }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .add(let transfer):
+            if transfer.cancelRequested.load(ordering: .relaxed) {
+                transfer.continuation?.resume(throwing: UploadError(.cancelled))
+                transfer.continuation = nil
+                return
+            }
+            do {
+                try transfer.prepare()
+            } catch {
+                transfer.continuation?.resume(throwing: error)
+                transfer.continuation = nil
+                transfer.release()
+                return
+            }
+            active[ObjectIdentifier(transfer.probe)] = transfer
+            curl_multi_add_handle(multi, transfer.easy)
+        case .cancel(let transfer):
+            // Removing the handle stops it at once; no DONE message follows, so finish it here.
+            guard active[ObjectIdentifier(transfer.probe)] === transfer else { return }
+            finish(transfer, with: .failure(UploadError(.cancelled)))
+        case .pause(let probe, let paused):
+            guard let easy = active[probe]?.easy else { return }
+            curl_easy_pause(easy, paused ? CURLPAUSE_RECV | CURLPAUSE_SEND : 0)
+        case .shutdown:
+            break
+        }
+    }
+
+    private func finish(_ transfer: CurlTransfer, with outcome: Result<TransferResponse, UploadError>) {
+        active[ObjectIdentifier(transfer.probe)] = nil
+        if let easy = transfer.easy { curl_multi_remove_handle(multi, easy) }
+        transfer.release()
+        transfer.continuation?.resume(with: outcome.mapError { $0 as any Error })
+        transfer.continuation = nil
+    }
+}

@@ -100,7 +100,9 @@ final class CurlTransfer: @unchecked Sendable {
     private func buildMultipart(
         _ easy: UnsafeMutableRawPointer, fields: [FormField], fileField: String, files: [UploadItem]
     ) throws(UploadError) {
-        guard let mime = curl_mime_init(easy) else { throw UploadError(.encodingFailed, cause: "curl_mime_init failed") }
+        guard let mime = curl_mime_init(easy) else {
+            throw UploadError(.encodingFailed, cause: "curl_mime_init failed")
+        }
         self.mime = mime
         for field in fields {
             let part = curl_mime_addpart(mime)

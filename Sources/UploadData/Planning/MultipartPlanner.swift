@@ -11,7 +11,9 @@ public struct MultipartPlanner: RequestPlanner {
     public let batchSize: Int
 
     /// Creates a planner.
-    public init(url: String, fileField: String, fields: [FormField], headers: [HTTPHeader], token: String?, batchSize: Int) {
+    public init(
+        url: String, fileField: String, fields: [FormField], headers: [HTTPHeader], token: String?, batchSize: Int
+    ) {
         self.url = url
         self.fileField = fileField
         self.fields = fields
@@ -36,7 +38,8 @@ public struct MultipartPlanner: RequestPlanner {
         var args = ["curl", "--fail-with-body"]
         args += fields.map { "-F " + ShellQuote.quote("\($0.name)=\($0.value)") }
         let safeName = item.relativePath.replacingOccurrences(of: "\"", with: "%22")
-        args.append("-F " + ShellQuote.quote("\(fileField)=@\(item.path);type=\(item.contentType);filename=\"\(safeName)\""))
+        args.append(
+            "-F " + ShellQuote.quote("\(fileField)=@\(item.path);type=\(item.contentType);filename=\"\(safeName)\""))
         args += ShellQuote.headerArguments(headers, hasToken: token != nil)
         args.append(ShellQuote.quote(Redactor.url(url)))
         return args.joined(separator: " ")
@@ -54,7 +57,9 @@ enum ResponseResults {
         let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         if let object = json as? [String: Any], let files = object["files"] as? [[String: Any]], files.count == count {
             return files.enumerated().map { index, entry in
-                let text = (try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes]))
+                let text =
+                    (try? JSONSerialization.data(
+                        withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes]))
                     .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                 let location = (entry["path"] as? String) ?? (entry["key"] as? String) ?? fallbackLocation(index)
                 return UploadResult(httpStatus: response.status, body: text, isJSON: true, location: location)
@@ -62,8 +67,11 @@ enum ResponseResults {
         }
         let location = (json as? [String: Any]).flatMap { ($0["path"] as? String) ?? ($0["key"] as? String) }
         // Re-encoded compactly, so the result fits on one NDJSON line.
-        let compact = json.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]) }
-            .map { String(decoding: $0, as: UTF8.self) }
+        let compact = json.flatMap {
+            try? JSONSerialization.data(
+                withJSONObject: $0, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+        }
+        .map { String(decoding: $0, as: UTF8.self) }
         return (0..<count).map { index in
             UploadResult(
                 httpStatus: response.status, body: compact ?? Sanitizer.excerpt(response.body),

@@ -10,7 +10,8 @@ public struct ProgressTracker: Sendable {
     }
 
     /// Adds a sample and returns the rate (bytes/s) and the time left for `remaining` bytes.
-    public mutating func sample(at time: Duration, bytesSent: Int64, remaining: Int64) -> (rate: Double, eta: Duration?) {
+    public mutating func sample(at time: Duration, bytesSent: Int64, remaining: Int64) -> (rate: Double, eta: Duration?)
+    {
         if let last = samples.last, time - last.time < .milliseconds(100) {
             samples[samples.count - 1].bytes = max(last.bytes, bytesSent)
         } else {
@@ -18,7 +19,8 @@ public struct ProgressTracker: Sendable {
         }
         while let first = samples.first, time - first.time > window, samples.count > 2 { samples.removeFirst() }
         guard let first = samples.first, let last = samples.last, last.time > first.time else { return (0, nil) }
-        let seconds = Double((last.time - first.time).components.attoseconds) / 1e18
+        let seconds =
+            Double((last.time - first.time).components.attoseconds) / 1e18
             + Double((last.time - first.time).components.seconds)
         let rate = max(0, Double(last.bytes - first.bytes) / seconds)
         // An exponential average keeps the ETA steady when one big file is left and rates jitter.

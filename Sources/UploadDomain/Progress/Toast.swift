@@ -15,7 +15,8 @@ public enum Toast: Sendable, Equatable {
     public init(progress: BatchProgress) {
         let counts = progress.counts
         if counts.pending == 0 {
-            self = counts.failed + counts.cancelled > 0 ? .fail(failed: counts.failed, cancelled: counts.cancelled) : .done
+            self =
+                counts.failed + counts.cancelled > 0 ? .fail(failed: counts.failed, cancelled: counts.cancelled) : .done
         } else if counts.queued == 0, counts.willStart == 0, counts.uploading == 0 {
             self = .modeling
         } else if progress.bytesSent == 0, counts.modeling == 0, counts.done == 0 {

@@ -44,7 +44,8 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
 
     /// Creates a row.
     public init(
-        id: Int, name: String, path: String, destination: String, curlCommand: String = "", size: Int64, sent: Int64, phase: UploadPhase,
+        id: Int, name: String, path: String, destination: String, curlCommand: String = "", size: Int64, sent: Int64,
+        phase: UploadPhase,
         attempt: Int, isPaused: Bool = false, bytesPerSecond: Double = 0, httpStatus: Int? = nil,
         result: UploadResult? = nil, error: UploadError? = nil
     ) {

@@ -67,7 +67,9 @@ public actor UploadSession {
         self.configuration = configuration
         self.clock = clock
         self.random = random
-        self.files = items.map { FileState(item: $0, destination: planner.destination(of: $0), curlCommand: planner.curlCommand(for: $0)) }
+        self.files = items.map {
+            FileState(item: $0, destination: planner.destination(of: $0), curlCommand: planner.curlCommand(for: $0))
+        }
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -206,7 +208,8 @@ public actor UploadSession {
             }
         case .success(let response):
             for id in ids {
-                let error = response.error(file: files[id].item.relativePath)
+                let error =
+                    response.error(file: files[id].item.relativePath)
                     ?? UploadError(.invalidResponse, file: files[id].item.relativePath)
                 finishFailed(id, error: error)
             }
@@ -350,7 +353,8 @@ public actor UploadSession {
                     probe.total > 0 ? Int64(Double(probe.sent) / Double(probe.total) * Double(request.payload)) : 0
                 sent = min(file.item.size, max(0, payloadSent - request.offsets[index]))
                 if probe.allSent { sent = file.item.size }
-                let seconds = Double((now - file.attemptStarted).components.seconds)
+                let seconds =
+                    Double((now - file.attemptStarted).components.seconds)
                     + Double((now - file.attemptStarted).components.attoseconds) / 1e18
                 rate = seconds > 0 ? Double(sent) / seconds : 0
             }
@@ -359,7 +363,8 @@ public actor UploadSession {
         }
         return FileSnapshot(
             id: id, name: file.item.relativePath, path: file.item.path, destination: file.destination,
-            curlCommand: file.curlCommand, size: file.item.size, sent: sent, phase: phase, attempt: file.machine.attempt, isPaused: paused,
+            curlCommand: file.curlCommand, size: file.item.size, sent: sent, phase: phase,
+            attempt: file.machine.attempt, isPaused: paused,
             bytesPerSecond: rate, httpStatus: file.result?.httpStatus ?? file.error?.httpStatus, result: file.result,
             error: file.error)
     }

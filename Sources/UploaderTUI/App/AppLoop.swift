@@ -12,7 +12,8 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     private var snapshot: UploadSnapshot?
     private var dirty = true
 
-    init(controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool, clock: any UploadClock) {
+    init(controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool, clock: any UploadClock)
+    {
         self.controller = controller
         self.terminal = terminal
         self.renderer = renderer

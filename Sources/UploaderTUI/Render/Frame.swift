@@ -88,7 +88,9 @@ public struct Frame: Sendable, Equatable {
     /// replaced by a space.
     /// - Returns: the columns written.
     @discardableResult
-    public mutating func put(_ text: some StringProtocol, x: Int, y: Int, style: CellStyle = .plain, maxWidth: Int? = nil)
+    public mutating func put(
+        _ text: some StringProtocol, x: Int, y: Int, style: CellStyle = .plain, maxWidth: Int? = nil
+    )
         -> Int
     {
         guard y >= 0, y < size.rows, x >= 0, x < size.cols else { return 0 }

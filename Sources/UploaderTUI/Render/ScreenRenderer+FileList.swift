@@ -39,7 +39,9 @@ extension ScreenRenderer {
         if columns.tries > 0 { titles.append(("TRY", columns.tries, true)) }
         var x = 2
         for title in titles {
-            frame.put(pad(title.0, title.1, right: title.2), x: x, y: layout.columnHeaderRow, style: style(bold: true, dim: true))
+            frame.put(
+                pad(title.0, title.1, right: title.2), x: x, y: layout.columnHeaderRow,
+                style: style(bold: true, dim: true))
             x += title.1 + 2
         }
 
@@ -58,7 +60,8 @@ extension ScreenRenderer {
             frame.put(scrollMark(up: true), x: cols - 1, y: layout.listTop, style: style(dim: true))
         }
         if end < files.count {
-            frame.put(scrollMark(up: false), x: cols - 1, y: layout.listTop + layout.listHeight - 1, style: style(dim: true))
+            frame.put(
+                scrollMark(up: false), x: cols - 1, y: layout.listTop + layout.listHeight - 1, style: style(dim: true))
         }
     }
 
@@ -70,7 +73,8 @@ extension ScreenRenderer {
     func phaseLabel(_ file: FileSnapshot) -> (text: String, color: CellColor, dim: Bool) {
         if file.isPaused { return ("paused", .yellow, false) }
         switch file.phase {
-        case .queued: return file.attempt > 0 && file.error != nil ? ("retrying", .yellow, false) : ("queued", .default, true)
+        case .queued:
+            return file.attempt > 0 && file.error != nil ? ("retrying", .yellow, false) : ("queued", .default, true)
         // The session may keep a file in willStart while its first bytes already flow.
         case .willStart: return file.sent > 0 ? ("uploading", .cyan, false) : ("starting", .cyan, false)
         case .uploading: return ("uploading", .cyan, false)
@@ -96,10 +100,11 @@ extension ScreenRenderer {
         let triesX = frame.size.cols - 1 - columns.tries
         if file.phase == .failed {
             // The error takes the room of the bar, percentage, phase and rate: it is what the user needs.
-            let summary = file.error.map { error in
-                Sanitizer.displayName(error.summary)
-                    + (error.bodyExcerpt.map { " " + glyphs.dash + " " + Sanitizer.excerpt($0, limit: 120) } ?? "")
-            } ?? "no response"
+            let summary =
+                file.error.map { error in
+                    Sanitizer.displayName(error.summary)
+                        + (error.bodyExcerpt.map { " " + glyphs.dash + " " + Sanitizer.excerpt($0, limit: 120) } ?? "")
+                } ?? "no response"
             let text = glyphs.display("failed " + glyphs.dot + " " + summary)
             let room = (columns.tries > 0 ? triesX - 2 : frame.size.cols - 1) - x
             frame.put(pad(text, room), x: x, y: y, style: style(.red, bold: true))
@@ -108,12 +113,16 @@ extension ScreenRenderer {
                 drawBar(&frame, x: x, y: y, width: columns.bar, fraction: file.fraction, color: color, dim: dim)
                 x += columns.bar + 2
             }
-            frame.put(pad(Formatting.percent(file.fraction), columns.percent, right: true), x: x, y: y, style: style(dim: dim))
+            frame.put(
+                pad(Formatting.percent(file.fraction), columns.percent, right: true), x: x, y: y, style: style(dim: dim)
+            )
             x += columns.percent + 2
             frame.put(pad(label, columns.phase), x: x, y: y, style: style(color, bold: !dim, dim: dim))
             x += columns.phase + 2
             if columns.rate > 0 {
-                let rate = (file.phase == .uploading || file.phase == .willStart) && !file.isPaused ? Formatting.rate(file.bytesPerSecond, dash: "") : ""
+                let rate =
+                    (file.phase == .uploading || file.phase == .willStart) && !file.isPaused
+                    ? Formatting.rate(file.bytesPerSecond, dash: "") : ""
                 frame.put(pad(rate, columns.rate, right: true), x: x, y: y, style: style(dim: true))
             }
         }

@@ -50,7 +50,9 @@ extension ScreenRenderer {
                     frame.put(glyphs.ellipsis, x: valueX, y: last, style: style(dim: true))
                     return
                 }
-                if index == 0 { frame.put(pad(line.label, labelWidth), x: 2, y: y, style: style(bold: true, dim: true)) }
+                if index == 0 {
+                    frame.put(pad(line.label, labelWidth), x: 2, y: y, style: style(bold: true, dim: true))
+                }
                 frame.put(chunk, x: valueX, y: y, style: style(line.color))
                 y += 1
             }

@@ -62,7 +62,10 @@ public struct ScreenRenderer: Sendable {
 
     // MARK: - Styles
 
-    func style(_ color: CellColor = .default, bold: Bool = false, dim: Bool = false, reverse: Bool = false, underline: Bool = false)
+    func style(
+        _ color: CellColor = .default, bold: Bool = false, dim: Bool = false, reverse: Bool = false,
+        underline: Bool = false
+    )
         -> CellStyle
     {
         CellStyle(color: useColor ? color : .default, bold: bold, dim: dim, reverse: reverse, underline: underline)
@@ -130,7 +133,9 @@ public struct ScreenRenderer: Sendable {
             if segments.isEmpty { segments = [("\(counts.total) files", style())] }
         }
         for (index, segment) in segments.enumerated() {
-            if index > 0 { y1x += frame.put(separator, x: y1x, y: 1, style: style(dim: true), maxWidth: cols - 1 - y1x) }
+            if index > 0 {
+                y1x += frame.put(separator, x: y1x, y: 1, style: style(dim: true), maxWidth: cols - 1 - y1x)
+            }
             y1x += frame.put(segment.0, x: y1x, y: 1, style: segment.1, maxWidth: cols - 1 - y1x)
         }
     }
@@ -160,7 +165,9 @@ public struct ScreenRenderer: Sendable {
         frame.put(text, x: width + 2, y: row, style: style(bold: true), maxWidth: cols - width - 2)
     }
 
-    func drawBar(_ frame: inout Frame, x: Int, y: Int, width: Int, fraction: Double, color: CellColor, dim: Bool = false) {
+    func drawBar(
+        _ frame: inout Frame, x: Int, y: Int, width: Int, fraction: Double, color: CellColor, dim: Bool = false
+    ) {
         let (filled, empty) = glyphs.bar(fraction, width: width)
         let used = frame.put(filled, x: x, y: y, style: style(color, dim: dim))
         frame.put(empty, x: x + used, y: y, style: style(dim: true))
@@ -189,8 +196,10 @@ public struct ScreenRenderer: Sendable {
 
     func toastText(_ snapshot: UploadSnapshot) -> ToastText {
         let counts = snapshot.progress.counts
-        let spinner = glyphs.spinner[Int((snapshot.elapsed.components.seconds * 10
-            + snapshot.elapsed.components.attoseconds / 100_000_000_000_000_000) % Int64(glyphs.spinner.count))]
+        let spinner = glyphs.spinner[
+            Int(
+                (snapshot.elapsed.components.seconds * 10
+                    + snapshot.elapsed.components.attoseconds / 100_000_000_000_000_000) % Int64(glyphs.spinner.count))]
         switch snapshot.toast {
         case .willStart:
             return ToastText(
@@ -236,7 +245,9 @@ public struct ScreenRenderer: Sendable {
             var x = 2
             x += frame.put(text.icon + " ", x: x, y: top + 1, style: titleStyle)
             let percent = text.fraction.map { Formatting.percent($0) } ?? ""
-            frame.put(truncate(text.title, inner - (x - 2) - DisplayWidth.of(percent) - 1), x: x, y: top + 1, style: titleStyle)
+            frame.put(
+                truncate(text.title, inner - (x - 2) - DisplayWidth.of(percent) - 1), x: x, y: top + 1,
+                style: titleStyle)
             if !percent.isEmpty {
                 frame.put(percent, x: cols - 2 - DisplayWidth.of(percent), y: top + 1, style: style(bold: true))
             }
@@ -273,7 +284,8 @@ public struct ScreenRenderer: Sendable {
         }
     }
 
-    func drawBox(_ frame: inout Frame, x: Int, y: Int, width: Int, height: Int, style: CellStyle, title: String? = nil) {
+    func drawBox(_ frame: inout Frame, x: Int, y: Int, width: Int, height: Int, style: CellStyle, title: String? = nil)
+    {
         guard width >= 2, height >= 2 else { return }
         let horizontal = String(repeating: glyphs.horizontal, count: width - 2)
         frame.put(String(glyphs.topLeft) + horizontal + String(glyphs.topRight), x: x, y: y, style: style)
@@ -282,7 +294,8 @@ public struct ScreenRenderer: Sendable {
             frame.fill(" ", x: x + 1, y: row, count: width - 2)
             frame.put(String(glyphs.vertical), x: x + width - 1, y: row, style: style)
         }
-        frame.put(String(glyphs.bottomLeft) + horizontal + String(glyphs.bottomRight), x: x, y: y + height - 1, style: style)
+        frame.put(
+            String(glyphs.bottomLeft) + horizontal + String(glyphs.bottomRight), x: x, y: y + height - 1, style: style)
         if let title {
             frame.put(" " + truncate(title, width - 6) + " ", x: x + 2, y: y, style: self.style(bold: true))
         }

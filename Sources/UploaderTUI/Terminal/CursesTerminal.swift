@@ -38,8 +38,11 @@ public final class CursesTerminal: Terminal {
     public static func start(useColor: Bool, tickInterval: Duration = .microseconds(33_334)) async throws
         -> CursesTerminal
     {
-        let timeout = Int32(max(1, tickInterval.components.seconds * 1000
-            + tickInterval.components.attoseconds / 1_000_000_000_000_000))
+        let timeout = Int32(
+            max(
+                1,
+                tickInterval.components.seconds * 1000
+                    + tickInterval.components.attoseconds / 1_000_000_000_000_000))
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 // Names the thread in top and /proc (pthread_setname_np does not import from Swift here).
@@ -129,7 +132,8 @@ public final class CursesTerminal: Terminal {
                 } else {
                     let values = scalars.prefix(5).map(\.value)
                     values.withUnsafeBufferPointer { buffer in
-                        cn_put_cell(Int32(y), Int32(x), buffer.baseAddress, Int32(buffer.count), Int32(cell.width), style)
+                        cn_put_cell(
+                            Int32(y), Int32(x), buffer.baseAddress, Int32(buffer.count), Int32(cell.width), style)
                     }
                 }
             }

@@ -15,7 +15,9 @@ public final class InMemoryTerminal: Terminal {
     private let state: Mutex<State>
 
     /// Creates a blank screen of `size`.
-    public init(size: TerminalSize, capabilities: TerminalCapabilities = TerminalCapabilities(unicode: true, color: true)) {
+    public init(
+        size: TerminalSize, capabilities: TerminalCapabilities = TerminalCapabilities(unicode: true, color: true)
+    ) {
         initialSize = size
         self.capabilities = capabilities
         (events, sink) = AsyncStream.makeStream(of: TerminalEvent.self, bufferingPolicy: .unbounded)

@@ -66,7 +66,8 @@ struct ChildProcess {
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift does not import.
     private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32) {
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        else {
             preconditionFailure("glibc 2.34 or newer is needed to spawn children without leaking descriptors")
         }
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest)

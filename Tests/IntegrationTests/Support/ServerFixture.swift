@@ -8,7 +8,9 @@ final class ServerFixture {
     let port: Int
 
     /// Starts a server; `configure` adjusts fault injection, tokens and delays.
-    static func start(_ configure: (inout ReferenceServerConfiguration) -> Void = { _ in }) async throws -> ServerFixture {
+    static func start(_ configure: (inout ReferenceServerConfiguration) -> Void = { _ in }) async throws
+        -> ServerFixture
+    {
         let root = try TestFolder("server")
         var configuration = ReferenceServerConfiguration(root: root.path)
         configuration.logRequests = false

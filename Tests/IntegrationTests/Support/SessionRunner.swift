@@ -32,7 +32,9 @@ struct SessionRun {
 }
 
 extension MultipartPlanner {
-    static func reference(_ server: ServerFixture, dataset: String = "d1", batch: Int = 1, fields: [FormField] = []) -> MultipartPlanner {
+    static func reference(_ server: ServerFixture, dataset: String = "d1", batch: Int = 1, fields: [FormField] = [])
+        -> MultipartPlanner
+    {
         MultipartPlanner(
             url: server.url("/datasets/\(dataset)/images"), fileField: "file", fields: fields, headers: [], token: nil,
             batchSize: batch)
