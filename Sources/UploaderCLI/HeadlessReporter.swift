@@ -50,9 +50,10 @@ public actor HeadlessReporter {
         case .done:
             finished += 1
             let location = file.result?.location.map { " " + Sanitizer.displayName($0) } ?? ""
+            let mediaID = file.result?.mediaID.map { " mediaID=" + Sanitizer.displayName($0) } ?? ""
             let status = file.httpStatus.map { " HTTP \($0)" } ?? ""
             output.standardError(
-                "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)")
+                "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)\(mediaID)")
         case .failed:
             finished += 1
             let error = file.error.map { $0.forFile(file.name).description } ?? "\(name): failed"
@@ -118,6 +119,12 @@ public actor HeadlessReporter {
         line.add("bytes_per_second", rate)
         line.add("exit_code", Int(exitCode))
         line.add("peak_rss_bytes", Self.peakResidentBytes())
+        let mediaIDs = snapshot.files.map { $0.result?.mediaID }
+        if mediaIDs.contains(where: { $0 != nil }) {
+            // Input order, null for files without one: seed 000 reports IDs in the order asked.
+            let items = mediaIDs.map { $0.map(JSONLine.quote) ?? "null" }.joined(separator: ",")
+            line.add("media_ids", rawJSON: "[" + items + "]")
+        }
         line.add("ts", Self.timestamp())
         output.standardOutput(line.text)
     }

@@ -15,9 +15,16 @@ struct NothingToUpload: Error, CustomStringConvertible {
 
 /// Everything a run needs, validated.
 struct UploadPlan {
+    /// How requests are made; presign planners need the engine, so they are built with it.
+    enum Destination {
+        case planner(any RequestPlanner)
+        case presign(endpoint: String, token: String?, headers: [HTTPHeader], mediaType: String?, batch: Int)
+    }
+
     var items: [UploadItem]
     var notes: [String]
-    var planner: any RequestPlanner
+    var destinationKind: Destination
+    var resultsPath: String?
     var source: String
     var destination: String
     var configuration: UploadSession.Configuration
@@ -69,20 +76,28 @@ extension UploaderCommand {
             throw UsageError(description: "the token holds a line break")
         }
 
-        let planner: any RequestPlanner
+        let destination: UploadPlan.Destination
         let target: String
-        switch (to, put) {
-        case (let url?, nil):
+        switch (to, put, presign) {
+        case (let url?, nil, nil):
             target = try Self.validate(url: url, option: "--to")
-            planner = MultipartPlanner(
-                url: target, fileField: field, fields: fields, headers: headers, token: bearer, batchSize: batchSize)
-        case (nil, let url?):
+            destination = .planner(
+                MultipartPlanner(
+                    url: target, fileField: field, fields: fields, headers: headers, token: bearer,
+                    batchSize: batchSize))
+        case (nil, let url?, nil):
             target = try Self.validate(url: url, option: "--put")
-            planner = PutPlanner(baseURL: target, headers: headers, token: bearer)
-        case (nil, nil):
-            throw UsageError(description: "say where to upload: --to URL (multipart POST) or --put URL/ (PUT)")
+            destination = .planner(PutPlanner(baseURL: target, headers: headers, token: bearer))
+        case (nil, nil, let url?):
+            target = try Self.validate(url: url, option: "--presign")
+            guard presignBatch >= 1 else { throw UsageError(description: "--presign-batch must be 1 or more") }
+            destination = .presign(
+                endpoint: target, token: bearer, headers: headers, mediaType: mediaType, batch: presignBatch)
+        case (nil, nil, nil):
+            throw UsageError(
+                description: "say where to upload: --to URL (multipart POST), --put URL/ (PUT) or --presign URL")
         default:
-            throw UsageError(description: "--to and --put cannot be used together")
+            throw UsageError(description: "use only one of --to, --put and --presign")
         }
 
         let scan: FileScanner.Result
@@ -99,7 +114,7 @@ extension UploaderCommand {
         let environment = ProcessInfo.processInfo.environment
         let headless = noTUI || json || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
         return UploadPlan(
-            items: scan.items, notes: scan.notes, planner: planner,
+            items: scan.items, notes: scan.notes, destinationKind: destination, resultsPath: results,
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast),

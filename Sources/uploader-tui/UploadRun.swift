@@ -13,8 +13,17 @@ struct UploadRun {
     func run() async -> ExitStatus {
         let engine = CurlEngine(options: plan.engineOptions)
         defer { engine.shutdown() }
+        let planner: any RequestPlanner
+        switch plan.destinationKind {
+        case .planner(let fixed):
+            planner = fixed
+        case .presign(let endpoint, let token, let headers, let mediaType, let batch):
+            planner = PresignPlanner(
+                endpoint: endpoint, token: token, headers: headers, mediaType: mediaType, ticketBatch: batch,
+                items: plan.items, transport: engine)
+        }
         let session = UploadSession(
-            items: plan.items, planner: plan.planner, transport: engine, configuration: plan.configuration)
+            items: plan.items, planner: planner, transport: engine, configuration: plan.configuration)
         let screen = Mutex<Task<TUIOutcome, any Error>?>(nil)
         let interrupts = InterruptWatcher {
             screen.withLock { $0?.cancel() }
@@ -42,6 +51,13 @@ struct UploadRun {
             }
         }
         let snapshot = await session.snapshot()
+        if let path = plan.resultsPath {
+            do {
+                try ResultsFile.write(snapshot.files, to: path)
+            } catch {
+                FileHandle.standardError.write(Data("uploader-tui: \(path): cannot write results: \(error)\n".utf8))
+            }
+        }
         return ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
     }
 

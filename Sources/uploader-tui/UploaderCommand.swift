@@ -11,7 +11,8 @@ struct UploaderCommand: AsyncParsableCommand {
         commandName: "uploader-tui",
         abstract: "Upload files and folders over HTTP with live progress.",
         discussion: """
-            Modes: --to URL posts multipart/form-data; --put URL/ PUTs each file's bytes to URL + its path.
+            Modes: --to URL posts multipart/form-data; --put URL/ PUTs each file's bytes to URL + its path;
+            --presign URL asks an API for presigned URLs and PUTs each file to its own.
             Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, 3 nothing to upload,
             130 interrupted.
             """)
@@ -24,6 +25,18 @@ struct UploaderCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("PUT each file's raw bytes to this base URL plus its relative path.", valueName: "url"))
     var put: String?
+
+    @Option(help: ArgumentHelp("Ask this API for presigned upload URLs, then PUT each file to its URL.", valueName: "url"))
+    var presign: String?
+
+    @Option(help: ArgumentHelp("With --presign: the mediaType sent for every file (picks the storage prefix).", valueName: "type"))
+    var mediaType: String?
+
+    @Option(help: "With --presign: files per presign request.")
+    var presignBatch = 100
+
+    @Option(help: ArgumentHelp("Write a JSON list of every file's outcome (media ID, key, status) in input order.", valueName: "file"))
+    var results: String?
 
     @Option(help: "Form field name for files.")
     var field = "file"

@@ -87,7 +87,7 @@ struct EchoPlanner: RequestPlanner {
     var batchSize = 1
     func destination(of item: UploadItem) -> String { "mem://\(item.relativePath)" }
     func curlCommand(for item: UploadItem) -> String { "curl mem://\(item.relativePath)" }
-    func request(for items: [UploadItem]) throws(UploadError) -> TransferRequest {
+    func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         TransferRequest(
             method: .post, url: "mem://", headers: [], bearerToken: nil,
             body: .multipart(fields: [], fileField: "file", files: items))

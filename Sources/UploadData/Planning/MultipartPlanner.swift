@@ -24,7 +24,7 @@ public struct MultipartPlanner: RequestPlanner {
 
     public func destination(of item: UploadItem) -> String { Redactor.url(url) }
 
-    public func request(for items: [UploadItem]) throws(UploadError) -> TransferRequest {
+    public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         TransferRequest(
             method: .post, url: url, headers: headers, bearerToken: token,
             body: .multipart(fields: fields, fileField: fileField, files: items))

@@ -26,7 +26,7 @@ public struct PutPlanner: RequestPlanner {
 
     public func destination(of item: UploadItem) -> String { Redactor.url(url(for: item)) }
 
-    public func request(for items: [UploadItem]) throws(UploadError) -> TransferRequest {
+    public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         let item = items[0]
         return TransferRequest(
             method: .put, url: url(for: item), headers: headers, bearerToken: token,

@@ -76,6 +76,16 @@ extension UploadError: CustomStringConvertible {
 
     /// The cause without the file name.
     public var summary: String {
+        switch code {
+        case .notFound, .serverError, .httpStatus, .unauthorized:
+            // For a status, `cause` says which request got it (the presign call, not the upload).
+            return cause.map { "\($0): " + statusSummary } ?? statusSummary
+        default:
+            return statusSummary
+        }
+    }
+
+    private var statusSummary: String {
         let status = httpStatus.map { "HTTP \($0)" }
         switch code {
         case .badURL: return "invalid URL" + (cause.map { " (\($0))" } ?? "")

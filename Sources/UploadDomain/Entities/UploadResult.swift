@@ -4,14 +4,17 @@ public struct UploadResult: Sendable, Equatable {
     /// The response for this file: JSON text when `isJSON`, else a text excerpt.
     public var body: String
     public var isJSON: Bool
-    /// The storage path, key or media ID the server gave, when it named one.
+    /// The storage path or key the server gave, when it named one.
     public var location: String?
+    /// The API's ID for the upload (seed 000), when there is one.
+    public var mediaID: String?
 
     /// Creates a result.
-    public init(httpStatus: Int, body: String, isJSON: Bool, location: String? = nil) {
+    public init(httpStatus: Int, body: String, isJSON: Bool, location: String? = nil, mediaID: String? = nil) {
         self.httpStatus = httpStatus
         self.body = body
         self.isJSON = isJSON
         self.location = location
+        self.mediaID = mediaID
     }
 }

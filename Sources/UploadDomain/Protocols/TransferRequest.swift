@@ -6,6 +6,8 @@ public struct TransferRequest: Sendable {
         case multipart(fields: [FormField], fileField: String, files: [UploadItem])
         /// The raw bytes of one file, with its content type.
         case file(UploadItem, contentType: String)
+        /// A small in-memory body, such as a JSON request to an API.
+        case bytes([UInt8], contentType: String)
     }
 
     public enum Method: String, Sendable {
@@ -35,6 +37,7 @@ public struct TransferRequest: Sendable {
         switch body {
         case .multipart(_, _, let files): files
         case .file(let item, _): [item]
+        case .bytes: []
         }
     }
 }

@@ -18,8 +18,16 @@ public protocol RequestPlanner: Sendable {
     func destination(of item: UploadItem) -> String
     /// A `curl` command line that reproduces the file's request; the token appears as `$UPLOADER_TOKEN`.
     func curlCommand(for item: UploadItem) -> String
-    /// Builds the request for a group of at most `batchSize` files.
-    func request(for items: [UploadItem]) throws(UploadError) -> TransferRequest
+    /// Builds the request for a group of at most `batchSize` files; may ask an API first (presigned URLs).
+    func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest
     /// Splits a successful response into one result per file, in the order of `items`.
     func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult]
+    /// True when the failure is cured by a fresh request (an expired presigned ticket) and one more
+    /// attempt should follow at once; the planner limits how often it says so.
+    func renewsRequest(after error: UploadError, for item: UploadItem) -> Bool
+}
+
+extension RequestPlanner {
+    /// Most destinations have nothing to renew.
+    public func renewsRequest(after error: UploadError, for item: UploadItem) -> Bool { false }
 }

@@ -156,13 +156,6 @@ public actor UploadSession {
             files[id].error = nil
             emit(.started, id)
         }
-        let request: TransferRequest
-        do {
-            request = try planner.request(for: items)
-        } catch {
-            for id in ids { finishFailed(id, error: error.forFile(files[id].item.relativePath)) }
-            return
-        }
         let probe = TransferProbe(onAllSent: { [weak self] in
             Task { await self?.allSent(requestID: requestID) }
         })
@@ -173,9 +166,11 @@ public actor UploadSession {
             payload += item.size
         }
         let transport = self.transport
+        let planner = self.planner
         let task = Task { [weak self] in
             let outcome: Result<TransferResponse, UploadError>
             do {
+                let request = try await planner.request(for: items)
                 outcome = .success(try await transport.send(request, probe: probe))
             } catch let error as UploadError {
                 outcome = .failure(error)
@@ -230,6 +225,10 @@ public actor UploadSession {
 
     private func finishFailed(_ id: Int, error: UploadError) {
         files[id].error = error
+        if !stopping, planner.renewsRequest(after: error, for: files[id].item) {
+            apply(files[id].machine.failed(retryAfter: .zero), to: id)
+            return
+        }
         let attempt = files[id].machine.attempt
         let delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
         apply(files[id].machine.failed(retryAfter: stopping ? nil : delay), to: id)

@@ -1,0 +1,158 @@
+import Foundation
+import Synchronization
+import UploadDomain
+
+/// Seed 000: ask the API for presigned URLs for a batch of files, then PUT each file straight to its URL
+/// with the returned Content-Type and no Authorization header.
+public final class PresignPlanner: RequestPlanner {
+    private struct State {
+        var tickets: [Int: PresignTicket] = [:]
+        /// In-flight ticket requests, shared by every file they cover.
+        var fetches: [String: Task<[Int: PresignTicket], any Error>] = [:]
+        /// Files whose next ticket must be fetched alone (the last one expired).
+        var renewing: Set<Int> = []
+        /// Files that already had one fresh ticket.
+        var renewed: Set<Int> = []
+    }
+
+    public let endpoint: String
+    public let token: String?
+    public let headers: [HTTPHeader]
+    public let mediaType: String?
+    public let ticketBatch: Int
+    public var batchSize: Int { 1 }
+    private let items: [UploadItem]
+    private let transport: any UploadTransport
+    private let state = Mutex(State())
+
+    /// Creates a planner for `items` (the session's, in input order).
+    /// - Parameter ticketBatch: files per presign request (`--presign-batch`).
+    public init(
+        endpoint: String, token: String?, headers: [HTTPHeader], mediaType: String?, ticketBatch: Int,
+        items: [UploadItem], transport: any UploadTransport
+    ) {
+        self.endpoint = endpoint
+        self.token = token
+        self.headers = headers
+        self.mediaType = mediaType
+        self.ticketBatch = max(1, ticketBatch)
+        self.items = items
+        self.transport = transport
+    }
+
+    public func destination(of item: UploadItem) -> String { "presigned via " + Redactor.url(endpoint) }
+
+    public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
+        let item = items[0]
+        let ticket = try await ticket(for: item)
+        // No bearer token and no user headers: the signature in the URL is the credential (seed 000).
+        return TransferRequest(
+            method: .put, url: ticket.uploadURL, headers: [], bearerToken: nil,
+            body: .file(item, contentType: ticket.contentType))
+    }
+
+    public func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
+        items.map { item in
+            let ticket = state.withLock { $0.tickets[item.id] }
+            var fields: [String: Any] = [:]
+            fields["mediaID"] = ticket?.mediaID
+            fields["key"] = ticket?.key
+            fields["etag"] = response.headers["etag"]
+            let body = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]))
+                .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            return UploadResult(
+                httpStatus: response.status, body: body, isJSON: true, location: ticket?.key, mediaID: ticket?.mediaID)
+        }
+    }
+
+    /// A 403 on a ticket means it expired (or was refused): fetch a new one for that file, once.
+    public func renewsRequest(after error: UploadError, for item: UploadItem) -> Bool {
+        guard error.httpStatus == 403 else { return false }
+        return state.withLock { state in
+            guard state.renewed.insert(item.id).inserted else { return false }
+            state.tickets[item.id] = nil
+            state.renewing.insert(item.id)
+            return true
+        }
+    }
+
+    public func curlCommand(for item: UploadItem) -> String {
+        var args = ["curl", "--fail-with-body", "-X", "POST"]
+        args += ShellQuote.headerArguments(headers, hasToken: token != nil)
+        args.append("-H 'Content-Type: application/json'")
+        args.append("-d " + ShellQuote.quote(String(decoding: requestBody(for: [item]), as: UTF8.self)))
+        args.append(ShellQuote.quote(Redactor.url(endpoint)))
+        let put = "curl --fail-with-body -T \(ShellQuote.quote(item.path)) -H 'Content-Type: <contentType>' \"$UPLOAD_TICKET\""
+        return args.joined(separator: " ") + "   # then, with the returned uploadTicket: " + put
+    }
+
+    // MARK: - Tickets
+
+    private func ticket(for item: UploadItem) async throws(UploadError) -> PresignTicket {
+        let (cached, fetch) = state.withLock { state -> (PresignTicket?, Task<[Int: PresignTicket], any Error>?) in
+            if let ticket = state.tickets[item.id] { return (ticket, nil) }
+            let group: [UploadItem]
+            let name: String
+            if state.renewing.contains(item.id) {
+                group = [item]
+                name = "file-\(item.id)"
+            } else {
+                let start = item.id / ticketBatch * ticketBatch
+                group = Array(items[start..<min(items.count, start + ticketBatch)])
+                name = "batch-\(start)"
+            }
+            if let running = state.fetches[name] { return (nil, running) }
+            let task = Task { try await self.fetch(group) }
+            state.fetches[name] = task
+            return (nil, task)
+        }
+        if let cached { return cached }
+        let tickets: [Int: PresignTicket]
+        do {
+            tickets = try await fetch!.value
+        } catch {
+            // A failed request is not cached: a retry asks again.
+            state.withLock { state in state.fetches = state.fetches.filter { $0.value != fetch } }
+            throw (error as? UploadError) ?? UploadError(.requestFailed, cause: "\(error)")
+        }
+        return try state.withLock { state throws(UploadError) -> PresignTicket in
+            state.fetches = state.fetches.filter { $0.value != fetch }
+            state.renewing.remove(item.id)
+            for (id, ticket) in tickets where state.tickets[id] == nil { state.tickets[id] = ticket }
+            guard let ticket = tickets[item.id] else {
+                throw UploadError(.presignMismatch, cause: "no upload ticket for this file")
+            }
+            return ticket
+        }
+    }
+
+    private func fetch(_ group: [UploadItem]) async throws(UploadError) -> [Int: PresignTicket] {
+        let request = TransferRequest(
+            method: .post, url: endpoint, headers: headers + [HTTPHeader(name: "Accept", value: "application/json")!],
+            bearerToken: token, body: .bytes(requestBody(for: group), contentType: "application/json"))
+        let response: TransferResponse
+        do {
+            response = try await transport.send(request, probe: TransferProbe())
+        } catch let error as UploadError {
+            throw error
+        } catch {
+            throw UploadError(.cancelled)
+        }
+        if var error = response.error(file: nil) {
+            error.cause = "presign request to \(Redactor.url(endpoint)) failed"
+            throw error
+        }
+        let tickets = try PresignTicket.parse(response, expected: group.count)
+        return Dictionary(uniqueKeysWithValues: zip(group.map(\.id), tickets))
+    }
+
+    private func requestBody(for group: [UploadItem]) -> [UInt8] {
+        let entries: [[String: Any]] = group.map { item in
+            var entry: [String: Any] = ["filename": item.relativePath, "contentType": item.contentType, "size": item.size]
+            if let mediaType { entry["mediaType"] = mediaType }
+            return entry
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: ["items": entries], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return Array(data)
+    }
+}
