@@ -52,6 +52,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "UploadDomainTests", dependencies: ["UploadDomain"]),
+        .testTarget(name: "UploadDataTests", dependencies: ["UploadData", "UploadDomain"]),
         .testTarget(name: "UploaderTUITests", dependencies: ["UploaderTUI", "UploadDomain"], exclude: ["Snapshots"]),
         .testTarget(name: "ReferenceServerTests", dependencies: ["ReferenceServer"]),
         .testTarget(

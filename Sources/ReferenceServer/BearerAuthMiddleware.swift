@@ -1,7 +1,8 @@
 import Hummingbird
 
-/// Rejects requests without `Authorization: Bearer <token>` (except `GET /healthz`, which load
-/// balancers and scripts poll without credentials).
+/// Rejects requests without `Authorization: Bearer <token>`, except `GET /healthz` (which load
+/// balancers and scripts poll without credentials) and `PUT /objects/...` (whose credential is the
+/// upload ticket's signature; an `Authorization` header there is ignored).
 struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = UploadRequestContext
 
@@ -11,7 +12,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        if request.uri.path == "/healthz" {
+        if request.uri.path == "/healthz" || Self.isTicketUpload(request) {
             return try await next(request, context)
         }
         guard let header = request.headers[.authorization], Self.matches(header, token: token) else {
@@ -19,6 +20,11 @@ struct BearerAuthMiddleware: RouterMiddleware {
             throw ReferenceServerError(.unauthorized, "unauthorized", headers: ["WWW-Authenticate": "Bearer"])
         }
         return try await next(request, context)
+    }
+
+    /// `PUT /objects/...`: authorised by the ticket signature in its query string instead.
+    static func isTicketUpload(_ request: Request) -> Bool {
+        request.method == .put && request.uri.path.hasPrefix("/objects/")
     }
 
     /// Checks `Bearer <token>` (scheme case-insensitive) without an early exit on the first

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -64,6 +65,49 @@ final class FaultInjector: Sendable {
         var headers: [String: String] = [:]
         if let retryAfter { headers["Retry-After"] = String(retryAfter) }
         return ReferenceServerError(.injectedFault, "injected fault", status: status, headers: headers)
+    }
+}
+
+extension FaultInjector {
+    /// Applies the per-request fault draw of an upload route: returns normally for "no fault"
+    /// (after sending any pending `100 Continue`), otherwise throws after either draining the body
+    /// (injected HTTP failure) or killing the connection (reset).
+    func apply(
+        to request: Request, context: UploadRequestContext, statistics: StatisticsRecorder
+    ) async throws {
+        switch nextDecision() {
+        case .none:
+            await ContinueExpectationHandler.sendContinueIfPending(on: context.channel)
+            return
+        case .fail(let status, let retryAfter):
+            // Drain first: answering while the client is still sending makes many clients report a
+            // send error instead of the status we want them to see.
+            await ContinueExpectationHandler.sendContinueIfPending(on: context.channel)
+            for try await chunk in request.body {
+                context.bodyBytes.add(chunk.readableBytes)
+            }
+            statistics.record { [bytes = context.bodyBytes.value] in
+                $0.faultsInjected += 1
+                $0.bytesReceived += bytes
+            }
+            throw FaultInjector.failureError(status: status, retryAfter: retryAfter)
+        case .reset:
+            // Drop the connection with the upload under way: after one body chunk, or — when the
+            // client is holding its body until `100 Continue` — right away, before any byte of
+            // response has been sent.
+            if !request.head.expectsContinue {
+                var iterator = request.body.makeAsyncIterator()
+                if let chunk = try? await iterator.next() {
+                    context.bodyBytes.add(chunk.readableBytes)
+                }
+            }
+            await FaultInjector.resetConnection(context.channel)
+            statistics.record { [bytes = context.bodyBytes.value] in
+                $0.resets += 1
+                $0.bytesReceived += bytes
+            }
+            throw ConnectionResetInjected()
+        }
     }
 }
 

@@ -5,8 +5,9 @@ import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
-/// The reference upload server: a Hummingbird 2 application that stores multipart image uploads
-/// and raw `PUT` bodies under a root folder, with optional bearer auth and fault injection.
+/// The reference upload server: a Hummingbird 2 application that stores multipart image uploads,
+/// raw `PUT` bodies and presigned-URL object uploads under a root folder, with optional bearer
+/// auth and fault injection.
 ///
 /// It is both the demo target of `uploader-tui` and the peer of the client's integration tests,
 /// which start it in-process on port 0:
@@ -28,6 +29,8 @@ public actor ReferenceServer {
     private let recorder = StatisticsRecorder()
     private let faults: FaultInjector
     private let manifests = ManifestStore()
+    private let objects = ObjectStore()
+    private let signer: TicketSigner
     private let requestLogger: Logger
     private let frameworkLogger: Logger
     private var state = State.idle
@@ -36,6 +39,7 @@ public actor ReferenceServer {
     public init(configuration: ReferenceServerConfiguration) {
         self.configuration = configuration
         self.faults = FaultInjector(configuration: configuration)
+        self.signer = TicketSigner(secret: configuration.ticketSecret)
         var requestLogger = Logger(label: "uploader-server") { StreamLogHandler.standardError(label: $0) }
         requestLogger.logLevel = configuration.logRequests ? .info : .critical
         self.requestLogger = requestLogger
@@ -164,6 +168,12 @@ public actor ReferenceServer {
         UploadRoutes(
             root: root, modelingDelay: configuration.modelingDelay, statistics: recorder,
             faults: faults, manifests: manifests
+        ).register(on: router)
+        ObjectRoutes(
+            root: root, ticketTTL: configuration.ticketTTL,
+            presignCountMismatch: configuration.presignCountMismatch,
+            presignExpiredTickets: configuration.presignExpiredTickets,
+            signer: signer, store: objects, statistics: recorder, faults: faults
         ).register(on: router)
         return router
     }

@@ -5,7 +5,8 @@ public struct ReferenceServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// TCP port; `0` asks the kernel for a free port (read it back from `start()`).
     public var port: Int = 0
-    /// Directory where received files go (`<root>/datasets/...` and `<root>/files/...`).
+    /// Directory where received files go (`<root>/datasets/...`, `<root>/files/...` and
+    /// `<root>/objects/...`).
     public var root: String
     /// When set, every route but `/healthz` needs `Authorization: Bearer <token>`, else 401.
     public var token: String? = nil
@@ -26,6 +27,17 @@ public struct ReferenceServerConfiguration: Sendable {
     public var backlog: Int = 256
     /// Whether to write one line per request to stderr.
     public var logRequests: Bool = true
+    /// Seconds an upload ticket from `POST /presigned-urls` stays valid (`expires` = now + TTL).
+    /// `0` issues tickets that are already expired.
+    public var ticketTTL: Double = 900
+    /// Secret that signs upload tickets (HMAC-SHA256 over its UTF-8 bytes). When nil a random
+    /// 256-bit key is drawn when the server is created, so tickets never outlive the server.
+    public var ticketSecret: String? = nil
+    /// Test hook: `POST /presigned-urls` answers one item fewer than it was asked for.
+    public var presignCountMismatch: Bool = false
+    /// Test hook: the first ticket issued for each filename is already expired; later tickets for
+    /// the same filename are valid (exercises a client's "expired, fetch a new ticket" path).
+    public var presignExpiredTickets: Bool = false
 
     /// Creates a configuration storing files under `root`, with no auth and no faults.
     public init(root: String) {

@@ -37,6 +37,27 @@ public struct ReferenceServerError: Error, Sendable, Equatable, CustomStringConv
         public static let startFailed = Code(rawValue: "startFailed")
         /// Anything unexpected.
         public static let internalError = Code(rawValue: "internalError")
+        /// A JSON request body is malformed or misses a required field.
+        public static let invalidRequest = Code(rawValue: "invalidRequest")
+
+        // Upload-ticket refusals on `PUT /objects/...`, spelled as S3 spells them; all are 403.
+
+        /// The ticket URL lacks `expires`, `ct`, `max` or `sig`, or one is malformed.
+        public static let authorizationQueryParametersError = Code(rawValue: "AuthorizationQueryParametersError")
+        /// `sig` is not the HMAC of the key, expiry, content type and size cap.
+        public static let signatureDoesNotMatch = Code(rawValue: "SignatureDoesNotMatch")
+        /// The ticket's `expires` time has passed.
+        public static let requestExpired = Code(rawValue: "RequestExpired")
+        /// The request's `Content-Type` differs from the one the ticket was issued for.
+        public static let contentTypeMismatch = Code(rawValue: "ContentTypeMismatch")
+        /// The body is larger than the ticket's `max`.
+        public static let entityTooLarge = Code(rawValue: "EntityTooLarge")
+
+        /// Whether the code is one of the upload-ticket refusals (reported with a `code` field).
+        var isTicketRefusal: Bool {
+            [Self.authorizationQueryParametersError, .signatureDoesNotMatch, .requestExpired,
+             .contentTypeMismatch, .entityTooLarge].contains(self)
+        }
     }
 
     /// What went wrong.
@@ -62,10 +83,12 @@ public struct ReferenceServerError: Error, Sendable, Equatable, CustomStringConv
     static func defaultStatus(for code: Code) -> Int {
         switch code {
         case .unauthorized: 401
-        case .notMultipart, .malformedMultipart, .invalidPath: 400
+        case .notMultipart, .malformedMultipart, .invalidPath, .invalidRequest: 400
         case .fieldTooLarge: 413
         case .pathConflict: 409
         case .notFound: 404
+        case .authorizationQueryParametersError, .signatureDoesNotMatch, .requestExpired,
+            .contentTypeMismatch, .entityTooLarge: 403
         default: 500
         }
     }
@@ -81,14 +104,17 @@ extension ReferenceServerError: HTTPResponseError {
         for (name, value) in headers {
             if let field = HTTPField.Name(name) { fields[field] = value }
         }
-        return JSONResponse.make(status: statusCode, body: ErrorBody(error: message, status: statusCode), headers: fields)
+        let body = ErrorBody(error: message, status: statusCode, code: code.isTicketRefusal ? code.rawValue : nil)
+        return JSONResponse.make(status: statusCode, body: body, headers: fields)
     }
 }
 
-/// The JSON shape of every error body.
+/// The JSON shape of every error body; `code` is only present on upload-ticket refusals
+/// (`{"code":"RequestExpired","error":"RequestExpired: ...","status":403}`).
 struct ErrorBody: Codable, Sendable, Equatable {
     var error: String
     var status: Int
+    var code: String? = nil
 }
 
 /// Builds JSON responses with a stable encoding (sorted keys, unescaped slashes) for readable logs.

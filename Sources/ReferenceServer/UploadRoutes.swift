@@ -91,42 +91,9 @@ struct UploadRoutes: Sendable {
         return JSONResponse.make(status: 201, body: body)
     }
 
-    /// Applies the per-request fault draw: returns normally for "no fault", otherwise throws after
-    /// either draining the body (injected HTTP failure) or killing the connection (reset).
+    /// Applies the per-request fault draw (see ``FaultInjector/apply(to:context:statistics:)``).
     private func injectFaultIfDrawn(_ request: Request, context: UploadRequestContext) async throws {
-        switch faults.nextDecision() {
-        case .none:
-            await ContinueExpectationHandler.sendContinueIfPending(on: context.channel)
-            return
-        case .fail(let status, let retryAfter):
-            // Drain first: answering while the client is still sending makes many clients report a
-            // send error instead of the status we want them to see.
-            await ContinueExpectationHandler.sendContinueIfPending(on: context.channel)
-            for try await chunk in request.body {
-                context.bodyBytes.add(chunk.readableBytes)
-            }
-            statistics.record { [bytes = context.bodyBytes.value] in
-                $0.faultsInjected += 1
-                $0.bytesReceived += bytes
-            }
-            throw FaultInjector.failureError(status: status, retryAfter: retryAfter)
-        case .reset:
-            // Drop the connection with the upload under way: after one body chunk, or — when the
-            // client is holding its body until `100 Continue` — right away, before any byte of
-            // response has been sent.
-            if !request.head.expectsContinue {
-                var iterator = request.body.makeAsyncIterator()
-                if let chunk = try? await iterator.next() {
-                    context.bodyBytes.add(chunk.readableBytes)
-                }
-            }
-            await FaultInjector.resetConnection(context.channel)
-            statistics.record { [bytes = context.bodyBytes.value] in
-                $0.resets += 1
-                $0.bytesReceived += bytes
-            }
-            throw ConnectionResetInjected()
-        }
+        try await faults.apply(to: request, context: context, statistics: statistics)
     }
 
     /// Extracts the boundary from a `multipart/form-data` content type.

@@ -7,10 +7,13 @@ import ReferenceServer
 struct UploaderServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "uploader-server",
-        abstract: "Reference upload server for uploader-tui (multipart images and raw PUT files).",
+        abstract: "Reference upload server for uploader-tui (multipart images, raw PUT files, presigned URLs).",
         discussion: """
             Stores POST /datasets/<id>/images (multipart/form-data) under <root>/datasets/<id>/ and
-            PUT /files/<path> under <root>/files/. GET /healthz answers "ok"; GET /_stats returns counters.
+            PUT /files/<path> under <root>/files/. POST /presigned-urls issues signed upload tickets
+            (PUT /objects/<key>?expires=&ct=&max=&sig=, no bearer token needed) stored under
+            <root>/objects/<key>; GET/HEAD/DELETE /objects/<key> read and remove them.
+            GET /healthz answers "ok"; GET /_stats returns counters.
             Fault injection options make it a deliberately unreliable peer for client testing.
             """)
 
@@ -44,6 +47,18 @@ struct UploaderServerCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seed for the fault generator, for reproducible fault sequences.", valueName: "n"))
     var seed: UInt64?
 
+    @Option(name: .customLong("ticket-ttl"), help: ArgumentHelp("Seconds an upload ticket from POST /presigned-urls stays valid (0 issues already-expired tickets).", valueName: "seconds"))
+    var ticketTTL: Double = 900
+
+    @Option(name: .customLong("ticket-secret"), help: ArgumentHelp("Secret that signs upload tickets, so tickets survive a restart (default: random per start).", valueName: "secret"))
+    var ticketSecret: String?
+
+    @Flag(name: .customLong("presign-count-mismatch"), help: "Test hook: POST /presigned-urls answers one item fewer than asked.")
+    var presignCountMismatch = false
+
+    @Flag(name: .customLong("presign-expired"), help: "Test hook: the first upload ticket issued for each filename is already expired; later ones are valid.")
+    var presignExpired = false
+
     @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the bound port number to this file (atomically) once listening.", valueName: "path"))
     var portFile: String?
 
@@ -54,6 +69,8 @@ struct UploaderServerCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         guard (100...599).contains(failStatus) else { throw ValidationError("--fail-status must be an HTTP status (100-599).") }
         guard modelingDelay >= 0 else { throw ValidationError("--modeling-delay must not be negative.") }
+        guard ticketTTL >= 0, ticketTTL.isFinite else { throw ValidationError("--ticket-ttl must be a non-negative number of seconds.") }
+        if let ticketSecret, ticketSecret.isEmpty { throw ValidationError("--ticket-secret must not be empty.") }
     }
 
     func run() async throws {
@@ -67,6 +84,10 @@ struct UploaderServerCommand: AsyncParsableCommand {
         configuration.retryAfter = retryAfter
         configuration.resetRate = resetRate
         configuration.seed = seed
+        configuration.ticketTTL = ticketTTL
+        configuration.ticketSecret = ticketSecret
+        configuration.presignCountMismatch = presignCountMismatch
+        configuration.presignExpiredTickets = presignExpired
 
         let server = ReferenceServer(configuration: configuration)
         let displayHost = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host

@@ -25,12 +25,12 @@ struct ScreenEndToEndTests {
             $0.seed = 7
         }
         let folder = try TestFolder("screen")
-        try folder.write("a-big.jpg", size: 3 << 20, seed: 1, prefix: Magic.jpeg)
+        try folder.write("a-big.jpg", size: 6 << 20, seed: 1, prefix: Magic.jpeg)
         for i in 0..<5 { try folder.write("pet-\(i).png", size: 150_000 + i, seed: UInt64(10 + i), prefix: Magic.png) }
         let exitFile = folder.path + ".exit"
         let command = [
             ChildProcess.uploaderBinary, folder.path, "--to", server.url("/datasets/tmux/images"),
-            "--limit-rate", "1M", "--concurrency", "2", "--retries", "10",
+            "--limit-rate", "512K", "--concurrency", "2", "--retries", "10",
         ].map { "'\($0)'" }.joined(separator: " ")
         let tmux = try await TmuxDriver.start(command: "\(command); echo $? > '\(exitFile)'; sleep 60")
         do {
@@ -61,7 +61,7 @@ struct ScreenEndToEndTests {
         #expect(row(screen, "a-big.jpg").contains("cancelled"), "\(screen)")
 
         try await tmux.send("r")
-        screen = try await watch(.seconds(90)) { $0.contains("Upload complete") }
+        screen = try await watch(.seconds(120)) { $0.contains("Upload complete") }
         #expect(row(screen, "a-big.jpg").contains("done"), "\(screen)")
         #expect(screen.contains("done 6"), "\(screen)")
         #expect(titles.first == "Uploading images")
