@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+/// Seed 000 end to end: the built binary asks the reference server for tickets, then PUTs to them.
+@Suite("uploader-tui --presign end to end", .serialized)
+struct PresignUploadTests {
+    let binary = ChildProcess.uploaderBinary
+
+    func lines(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test("tickets come in batches, bytes arrive intact, media IDs are reported in input order")
+    func mediaIDsInOrder() async throws {
+        let secret = "presign-token-value"
+        let server = try await ServerFixture.start { $0.token = secret }
+        let folder = try TestFolder("presign")
+        for i in 0..<12 { try folder.write(String(format: "img-%02d.jpg", i), size: 20_000 + i * 1_000, seed: UInt64(i), prefix: Magic.jpeg) }
+        let results = folder.path + ".results.json"
+        let outcome = try await ChildProcess.run(
+            binary,
+            [folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "archive", "--presign-batch", "5",
+             "--json", "--results", results, "--concurrency", "4"],
+            environment: ["UPLOADER_TOKEN": secret])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let stats = await server.server.statistics
+        #expect(stats.ticketsIssued == 12)
+        #expect(stats.requests == 3 + 12, "3 presign requests of at most 5 files, then 12 PUTs")
+
+        let summary = try #require(try lines(outcome.standardOutput).last)
+        let ids = try #require(summary["media_ids"] as? [String])
+        let written = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results))) as? [String: Any])
+        let entries = try #require(written["files"] as? [[String: Any]])
+        #expect(entries.map { $0["file"] as? String } == (0..<12).map { String(format: "img-%02d.jpg", $0) })
+        #expect(entries.map { $0["mediaID"] as? String } == ids)
+        for entry in entries {
+            let key = try #require(entry["location"] as? String)
+            #expect(key.hasPrefix("media/archive/"))
+            let name = try #require(entry["file"] as? String)
+            #expect(try sha256(ofFile: server.stored("objects/" + key)) == (try sha256(ofFile: folder.path + "/" + name)))
+        }
+        for output in [outcome.standardOutput, outcome.standardError, try String(contentsOfFile: results, encoding: .utf8)] {
+            #expect(!output.contains(secret))
+            #expect(!output.contains("sig="), "presigned signatures never appear")
+        }
+        await server.stop()
+    }
+
+    @Test("an expired ticket is renewed once and the upload ends done on its second attempt")
+    func expiredTicketRenewed() async throws {
+        let server = try await ServerFixture.start { $0.presignExpiredTickets = true }
+        let folder = try TestFolder("expired")
+        for i in 0..<3 { try folder.write("e\(i).png", size: 4_000, seed: UInt64(i), prefix: Magic.png) }
+        let outcome = try await ChildProcess.run(binary, [folder.path, "--presign", server.url("/presigned-urls"), "--json"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let done = try lines(outcome.standardOutput).filter { $0["event"] as? String == "done" }
+        #expect(done.count == 3)
+        #expect(done.allSatisfy { $0["attempt"] as? Int == 2 })
+        #expect(await server.server.statistics.ticketsRejected == 3)
+        await server.stop()
+    }
+
+    @Test("a response with fewer tickets than asked fails every file with a clear line and exit 1")
+    func countMismatch() async throws {
+        let server = try await ServerFixture.start { $0.presignCountMismatch = true }
+        let folder = try TestFolder("mismatch")
+        for i in 0..<3 { try folder.write("m\(i).jpg", size: 1_000, seed: UInt64(i), prefix: Magic.jpeg) }
+        let outcome = try await ChildProcess.run(binary, [folder.path, "--presign", server.url("/presigned-urls"), "--no-tui"])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains(
+            "m0.jpg: presign response does not match the request: asked for 3 upload tickets, got 2"))
+        #expect(await server.server.statistics.filesStored == 0)
+        await server.stop()
+    }
+
+    @Test("a refused presign call names the endpoint and the status; --fail-fast stops the rest")
+    func unauthorizedPresign() async throws {
+        let server = try await ServerFixture.start { $0.token = "right" }
+        let folder = try TestFolder("unauth")
+        for i in 0..<4 { try folder.write("u\(i).jpg", size: 1_000, seed: UInt64(i), prefix: Magic.jpeg) }
+        let endpoint = server.url("/presigned-urls")
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "--presign", endpoint, "--token", "wrong", "--no-tui", "--fail-fast", "--presign-batch", "1",
+                     "--concurrency", "1"])
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("u0.jpg: presign request to \(endpoint) failed: HTTP 401 unauthorized"))
+        #expect(outcome.standardError.contains("1 failed, 3 cancelled"), "\(outcome.standardError)")
+        #expect(!outcome.standardError.contains("wrong"))
+        await server.stop()
+    }
+}
