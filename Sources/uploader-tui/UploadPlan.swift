@@ -79,6 +79,9 @@ extension UploaderCommand {
         let destination: UploadPlan.Destination
         let target: String
         switch (to, put, presign) {
+        case (let url?, nil, nil) where url.lowercased().hasPrefix("s3://"):
+            target = url
+            destination = .planner(try makeS3Planner(url))
         case (let url?, nil, nil):
             target = try Self.validate(url: url, option: "--to")
             destination = .planner(
@@ -120,6 +123,40 @@ extension UploaderCommand {
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast),
             engineOptions: CurlEngine.Options(insecure: insecure, maxSendSpeed: speed),
             headless: headless, json: json, exitWhenDone: exitWhenDone)
+    }
+
+    /// S3: location, endpoint, credentials and sizes, each checked before anything is sent.
+    func makeS3Planner(_ url: String) throws -> S3Planner {
+        let environment = ProcessInfo.processInfo.environment
+        let location: S3Location
+        do {
+            location = try S3Location(url: url)
+        } catch {
+            throw UsageError(description: "--to: \(error)")
+        }
+        if let endpointURL { _ = try Self.validate(url: endpointURL, option: "--endpoint-url") }
+        let credentials: AWSCredentials?
+        do {
+            credentials = try AWSCredentials.resolve(environment: environment, home: NSHomeDirectory())
+        } catch {
+            throw UsageError(description: "AWS credentials: \(error)")
+        }
+        guard let credentials else {
+            throw UsageError(
+                description: "no AWS credentials for \(url): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+                    + "or a profile in ~/.aws/credentials (AWS_PROFILE)")
+        }
+        guard let threshold = ByteSize.parse(multipartThreshold), threshold > 0 else {
+            throw UsageError(description: "--multipart-threshold takes a size such as 64M, not '\(multipartThreshold)'")
+        }
+        guard let part = ByteSize.parse(partSize), part >= 5 << 20, part <= 5 << 30 else {
+            throw UsageError(description: "--part-size must be between 5M and 5G, not '\(partSize)'")
+        }
+        let region = self.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        return S3Planner(
+            location: location, endpoint: S3Endpoint(endpointURL: endpointURL, region: region, pathStyle: pathStyle),
+            signer: SigV4Signer(credentials: credentials, region: region), multipartThreshold: threshold,
+            partSize: part, partConcurrency: concurrency)
     }
 
     /// Accepts absolute http(s) URLs with a host; anything else is a usage error.

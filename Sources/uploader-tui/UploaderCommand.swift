@@ -11,7 +11,7 @@ struct UploaderCommand: AsyncParsableCommand {
         commandName: "uploader-tui",
         abstract: "Upload files and folders over HTTP with live progress.",
         discussion: """
-            Modes: --to URL posts multipart/form-data; --put URL/ PUTs each file's bytes to URL + its path;
+            Modes: --to URL posts multipart/form-data; --to s3://bucket/prefix/ uploads to S3; --put URL/ PUTs each file's bytes to URL + its path;
             --presign URL asks an API for presigned URLs and PUTs each file to its own.
             Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, 3 nothing to upload,
             130 interrupted.
@@ -37,6 +37,21 @@ struct UploaderCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Write a JSON list of every file's outcome (media ID, key, status) in input order.", valueName: "file"))
     var results: String?
+
+    @Option(help: ArgumentHelp("S3-compatible endpoint for s3:// destinations (MinIO, moto, …).", valueName: "url"))
+    var endpointURL: String?
+
+    @Option(help: "S3 region (default: $AWS_REGION, $AWS_DEFAULT_REGION, else us-east-1).")
+    var region: String?
+
+    @Flag(help: "Address S3 buckets in the path (endpoint/bucket/key) instead of the host name.")
+    var pathStyle = false
+
+    @Option(help: ArgumentHelp("S3: files this large or larger go as multipart uploads (K/M/G).", valueName: "size"))
+    var multipartThreshold = "64M"
+
+    @Option(help: ArgumentHelp("S3: size of each multipart part (K/M/G; at least 5M).", valueName: "size"))
+    var partSize = "16M"
 
     @Option(help: "Form field name for files.")
     var field = "file"

@@ -20,6 +20,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var mime: OpaquePointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var fileDescriptor: Int32 = -1
+    /// Where the next read starts and how much of the body is left (a PUT may send part of a file).
+    private var readOffset: Int64 = 0
+    private var readRemaining: Int64 = 0
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var body: [UInt8] = []
     private var headers: [String: String] = [:]
@@ -82,16 +85,11 @@ final class CurlTransfer: @unchecked Sendable {
         case .multipart(let fields, let fileField, let files):
             try buildMultipart(easy, fields: fields, fileField: fileField, files: files)
         case .file(let item, let contentType):
-            fileDescriptor = open(item.path, O_RDONLY | O_CLOEXEC)
-            guard fileDescriptor >= 0 else {
-                throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
-            }
+            try streamFile(item, offset: 0, length: item.size, me: me)
             lines.append("Content-Type: \(contentType)")
-            try set(CURLOPT_UPLOAD, 1)
-            try check(ccurl_easy_setopt_read(easy, CurlCallbacks.read))
-            try set(CURLOPT_READDATA, pointer: me)
-            try check(ccurl_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(item.size)))
-            if request.method == .post { try set(CURLOPT_CUSTOMREQUEST, "POST") }
+        case .fileRange(let item, let offset, let length, let contentType):
+            try streamFile(item, offset: offset, length: length, me: me)
+            if let contentType { lines.append("Content-Type: \(contentType)") }
         case .bytes(let bytes, let contentType):
             lines.append("Content-Type: \(contentType)")
             try check(ccurl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)))
@@ -102,6 +100,22 @@ final class CurlTransfer: @unchecked Sendable {
         }
         for line in lines { headerList = curl_slist_append(headerList, line) }
         try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+    }
+
+    private func streamFile(_ item: UploadItem, offset: Int64, length: Int64, me: UnsafeMutableRawPointer)
+        throws(UploadError)
+    {
+        fileDescriptor = open(item.path, O_RDONLY | O_CLOEXEC)
+        guard fileDescriptor >= 0 else {
+            throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
+        }
+        readOffset = offset
+        readRemaining = length
+        try set(CURLOPT_UPLOAD, 1)
+        try check(ccurl_easy_setopt_read(easy, CurlCallbacks.read))
+        try set(CURLOPT_READDATA, pointer: me)
+        try check(ccurl_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(length)))
+        if request.method == .post { try set(CURLOPT_CUSTOMREQUEST, "POST") }
     }
 
     private func buildMultipart(
@@ -185,11 +199,13 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
-        let count = Foundation.read(fileDescriptor, buffer, capacity)
+        let count = pread(fileDescriptor, buffer, min(capacity, Int(readRemaining)), off_t(readOffset))
         if count < 0 {
             readFailure = String(cString: strerror(errno))
             return ccurl_readfunc_abort()
         }
+        readOffset += Int64(count)
+        readRemaining -= Int64(count)
         return count
     }
 

@@ -8,16 +8,39 @@ public final class TransferProbe: Sendable {
     private let totalBytes = Atomic<Int64>(0)
     private let allSentFlag = Atomic<Bool>(false)
     private let onAllSent: @Sendable () -> Void
+    private let parent: TransferProbe?
 
     /// Creates a probe; `onAllSent` runs once, on the transport's thread, when the last request byte is sent.
     public init(onAllSent: @escaping @Sendable () -> Void = {}) {
         self.onAllSent = onAllSent
+        self.parent = nil
+    }
+
+    /// A probe for one of several requests that make up one upload (S3 parts): its bytes add to `parent`'s.
+    public init(partOf parent: TransferProbe) {
+        self.onAllSent = {}
+        self.parent = parent
     }
 
     /// Stores the request's progress; called from the transport's callback.
     public func report(sent: Int64, total: Int64) {
-        sentBytes.store(sent, ordering: .relaxed)
+        let previous = sentBytes.exchange(sent, ordering: .relaxed)
         totalBytes.store(total, ordering: .relaxed)
+        if let parent {
+            parent.add(sent - previous)
+        } else if total > 0, sent >= total {
+            markAllSent()
+        }
+    }
+
+    /// Sets the size of an upload made of parts, before they start.
+    public func expect(total: Int64) {
+        totalBytes.store(total, ordering: .relaxed)
+    }
+
+    private func add(_ delta: Int64) {
+        let sent = sentBytes.add(delta, ordering: .relaxed).newValue
+        let total = totalBytes.load(ordering: .relaxed)
         if total > 0, sent >= total { markAllSent() }
     }
 

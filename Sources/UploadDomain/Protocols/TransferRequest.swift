@@ -6,6 +6,8 @@ public struct TransferRequest: Sendable {
         case multipart(fields: [FormField], fileField: String, files: [UploadItem])
         /// The raw bytes of one file, with its content type.
         case file(UploadItem, contentType: String)
+        /// `length` bytes of a file from `offset` (an S3 part); no Content-Type header when nil.
+        case fileRange(UploadItem, offset: Int64, length: Int64, contentType: String?)
         /// A small in-memory body, such as a JSON request to an API.
         case bytes([UInt8], contentType: String)
     }
@@ -13,6 +15,7 @@ public struct TransferRequest: Sendable {
     public enum Method: String, Sendable {
         case post = "POST"
         case put = "PUT"
+        case delete = "DELETE"
     }
 
     public var method: Method
@@ -36,7 +39,7 @@ public struct TransferRequest: Sendable {
     public var files: [UploadItem] {
         switch body {
         case .multipart(_, _, let files): files
-        case .file(let item, _): [item]
+        case .file(let item, _), .fileRange(let item, _, _, _): [item]
         case .bytes: []
         }
     }

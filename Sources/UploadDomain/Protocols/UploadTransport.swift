@@ -25,9 +25,21 @@ public protocol RequestPlanner: Sendable {
     /// True when the failure is cured by a fresh request (an expired presigned ticket) and one more
     /// attempt should follow at once; the planner limits how often it says so.
     func renewsRequest(after error: UploadError, for item: UploadItem) -> Bool
+    /// Uploads a group: by default one request; a destination may need several (S3 multipart upload),
+    /// reporting their bytes to `probe` as one.
+    /// - Throws: `UploadError`; `.cancelled` when the calling task is cancelled.
+    func upload(_ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe) async throws
+        -> TransferResponse
 }
 
 extension RequestPlanner {
+    /// One request for the group.
+    public func upload(_ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe) async throws
+        -> TransferResponse
+    {
+        try await transport.send(try await request(for: items), probe: probe)
+    }
+
     /// Most destinations have nothing to renew.
     public func renewsRequest(after error: UploadError, for item: UploadItem) -> Bool { false }
 }

@@ -170,8 +170,7 @@ public actor UploadSession {
         let task = Task { [weak self] in
             let outcome: Result<TransferResponse, UploadError>
             do {
-                let request = try await planner.request(for: items)
-                outcome = .success(try await transport.send(request, probe: probe))
+                outcome = .success(try await planner.upload(items, via: transport, probe: probe))
             } catch let error as UploadError {
                 outcome = .failure(error)
             } catch {

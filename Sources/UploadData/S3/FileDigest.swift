@@ -1,0 +1,41 @@
+import Crypto
+import Foundation
+import UploadDomain
+
+/// SHA-256 (hex, for SigV4's signed payload) and MD5 (base64, for Content-MD5) of a file range, read once.
+struct FileDigest {
+    let sha256Hex: String
+    let md5Base64: String
+
+    /// Reads `length` bytes from `offset` in 1 MiB chunks, so memory stays flat for any part size.
+    static func of(_ item: UploadItem, offset: Int64 = 0, length: Int64? = nil) throws(UploadError) -> FileDigest {
+        let length = length ?? item.size
+        let fd = open(item.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
+        }
+        defer { close(fd) }
+        var sha = SHA256()
+        var md5 = Insecure.MD5()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var position = offset
+        var left = length
+        while left > 0 {
+            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(left)), off_t(position)) }
+            guard count > 0 else {
+                let cause = count < 0 ? String(cString: strerror(errno)) : "file is shorter than when scanned"
+                throw UploadError(count < 0 ? .fileUnreadable : .fileChanged, file: item.relativePath, cause: cause)
+            }
+            buffer.withUnsafeBytes { raw in
+                let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+                sha.update(bufferPointer: chunk)
+                md5.update(bufferPointer: chunk)
+            }
+            position += Int64(count)
+            left -= Int64(count)
+        }
+        return FileDigest(
+            sha256Hex: sha.finalize().map { String(format: "%02x", $0) }.joined(),
+            md5Base64: Data(md5.finalize()).base64EncodedString())
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import UploadDomain
+
+/// S3: a SigV4-signed PUT per file, or a multipart upload (create, parts in parallel, complete) above a threshold.
+public struct S3Planner: RequestPlanner {
+    public let location: S3Location
+    public let endpoint: S3Endpoint
+    public let signer: SigV4Signer
+    public let multipartThreshold: Int64
+    public let partSize: Int64
+    /// Parts of one file in flight at once.
+    public let partConcurrency: Int
+    public var batchSize: Int { 1 }
+
+    /// Creates a planner.
+    public init(
+        location: S3Location, endpoint: S3Endpoint, signer: SigV4Signer, multipartThreshold: Int64, partSize: Int64,
+        partConcurrency: Int
+    ) {
+        self.location = location
+        self.endpoint = endpoint
+        self.signer = signer
+        self.multipartThreshold = multipartThreshold
+        self.partSize = max(5 << 20, partSize)
+        self.partConcurrency = max(1, partConcurrency)
+    }
+
+    /// The object key of a file: the prefix plus its relative path.
+    public func key(for item: UploadItem) -> String { location.key(for: item.relativePath) }
+
+    public func destination(of item: UploadItem) -> String { "s3://\(location.bucket)/\(key(for: item))" }
+
+    public func curlCommand(for item: UploadItem) -> String {
+        let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
+        return "curl --fail-with-body --aws-sigv4 'aws:amz:\(signer.region):s3' "
+            + "--user \"$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY\" -T \(ShellQuote.quote(item.path)) "
+            + "-H " + ShellQuote.quote("Content-Type: \(item.contentType)") + " " + ShellQuote.quote(url)
+    }
+
+    /// The single-PUT request, signed over the file's SHA-256 and carrying its Content-MD5.
+    public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
+        let item = items[0]
+        let digest = try FileDigest.of(item)
+        let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
+        return signed(
+            "PUT", url, headers: [("Content-Type", item.contentType), ("Content-MD5", digest.md5Base64)],
+            payloadHash: digest.sha256Hex, body: .file(item, contentType: item.contentType))
+    }
+
+    public func upload(_ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe) async throws
+        -> TransferResponse
+    {
+        let item = items[0]
+        guard item.size >= multipartThreshold else {
+            let response = try await transport.send(try await request(for: items), probe: probe)
+            if let error = S3XML.error(response, file: item.relativePath) { throw error }
+            return response
+        }
+        return try await MultipartUpload(planner: self, item: item, transport: transport, probe: probe).run()
+    }
+
+    public func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
+        items.map { item in
+            var fields: [String: Any] = ["bucket": location.bucket, "key": key(for: item)]
+            fields["etag"] = response.headers["etag"] ?? S3XML.value(of: "ETag", in: response.body)
+            let body = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]))
+                .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            return UploadResult(httpStatus: response.status, body: body, isJSON: true, location: key(for: item))
+        }
+    }
+
+    /// A request with SigV4 headers; `headers` are signed and sent (Content-Type travels with the body).
+    func signed(
+        _ method: String, _ url: String, headers: [(String, String)], payloadHash: String, body: TransferRequest.Body
+    ) -> TransferRequest {
+        let added = signer.sign(method: method, url: url, headers: headers, payloadHash: payloadHash, date: Date())
+        let sent = (headers.filter { $0.0.lowercased() != "content-type" } + added).compactMap {
+            HTTPHeader(name: $0.0, value: $0.1)
+        }
+        return TransferRequest(
+            method: TransferRequest.Method(rawValue: method)!, url: url, headers: sent, bearerToken: nil,
+            body: body)
+    }
+}
