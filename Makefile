@@ -1,6 +1,6 @@
 # uploader-tui — build, test and demo on a fresh Debian machine.
 SHELL := /bin/bash
-APT_PACKAGES := libcurl4-openssl-dev libncurses-dev tmux curl python3
+APT_PACKAGES := libcurl4-openssl-dev libncurses-dev tmux curl python3 python3-pip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
 
@@ -15,6 +15,8 @@ deps:
 		echo "installing: $$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+	@# The S3 tests run against moto's S3 server and read objects back with boto3.
+	@python3 -c 'import moto.server, boto3, flask_cors' 2>/dev/null || python3 -m pip install -q 'moto[server]' boto3
 
 build: deps
 	swift build --product uploader-tui

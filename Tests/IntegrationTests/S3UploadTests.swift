@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// S3 through the built binary against moto's S3 server on 127.0.0.1.
+@Suite("uploader-tui to S3 (moto)", .serialized)
+struct S3UploadTests {
+    let binary = ChildProcess.uploaderBinary
+
+    @Test("20 small files by single PUT arrive intact under the prefix")
+    func smallFiles() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "pets")
+        let folder = try TestFolder("s3small")
+        for i in 0..<20 { try folder.write("p\(i).jpg", size: 5_000 + i * 333, seed: UInt64(i), prefix: Magic.jpeg) }
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "--to", "s3://pets/run1/", "--endpoint-url", moto.endpoint, "--json"],
+            environment: MotoFixture.environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let keys = try await moto.tool("keys", "pets")
+        #expect(keys == "[" + (0..<20).map { "\"run1/p\($0).jpg\"" }.sorted().joined(separator: ", ") + "]")
+        for i in [0, 7, 19] {
+            #expect(try await moto.tool("sha256", "pets", "run1/p\(i).jpg") == (try sha256(ofFile: folder.path + "/p\(i).jpg")))
+        }
+        #expect(!outcome.standardOutput.contains("testsecret") && !outcome.standardError.contains("testsecret"))
+    }
+
+    @Test("a 200 MiB file goes as a multipart upload and reads back byte for byte", .timeLimit(.minutes(5)))
+    func multipart() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "big")
+        let folder = try TestFolder("s3big")
+        let path = try folder.writeLarge("video.bin", size: 200 << 20, seed: 9)
+        let outcome = try await ChildProcess.run(
+            binary, [path, "--to", "s3://big/", "--endpoint-url", moto.endpoint, "--json", "--part-size", "16M"],
+            environment: MotoFixture.environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let done = try #require(outcome.standardOutput.split(separator: "\n").first { $0.contains("\"event\":\"done\"") })
+        #expect(done.contains("\"location\":\"video.bin\""))
+        #expect(try await moto.tool("sha256", "big", "video.bin") == (try sha256(ofFile: path)))
+        #expect(try await moto.tool("uploads", "big") == "[]")
+    }
+
+    @Test("interrupting a multipart upload aborts it: no upload is left behind and no object appears")
+    func cancelAborts() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "cut")
+        let folder = try TestFolder("s3cut")
+        let path = try folder.writeLarge("slow.bin", size: 24 << 20, seed: 4)
+        // 1 MiB/s per part: the parts need several seconds, so SIGINT after 3 s lands mid-upload.
+        // --foreground: one SIGINT to the child alone (a second one would mean "exit at once").
+        let outcome = try await ChildProcess.run(
+            "/usr/bin/timeout",
+            ["--foreground", "--preserve-status", "-s", "INT", "3", binary, path, "--to", "s3://cut/", "--endpoint-url", moto.endpoint,
+             "--no-tui", "--part-size", "6M", "--multipart-threshold", "6M", "--limit-rate", "1M"],
+            environment: MotoFixture.environment)
+        #expect(outcome.status == 130, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("cancelled slow.bin"))
+        #expect(try await moto.tool("uploads", "cut") == "[]")
+        #expect(try await moto.tool("keys", "cut") == "[]")
+    }
+
+    @Test("a missing bucket is one clear line naming S3's code, and exit 1")
+    func missingBucket() async throws {
+        let moto = try await MotoFixture.start()
+        let folder = try TestFolder("s3none")
+        try folder.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "--to", "s3://nothere/", "--endpoint-url", moto.endpoint, "--no-tui"],
+            environment: MotoFixture.environment)
+        #expect(outcome.status == 1)
+        #expect(outcome.standardError.contains("a.jpg: HTTP 404 not found (check the URL) — NoSuchBucket"))
+    }
+}

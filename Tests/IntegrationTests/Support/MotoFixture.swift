@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// moto's S3 server as a child process on a free 127.0.0.1 port, for S3 tests against a real S3 API.
+final class MotoFixture {
+    let port: Int
+    private let pid: pid_t
+    var endpoint: String { "http://127.0.0.1:\(port)" }
+    static let tool = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("s3_tool.py").path
+    static let environment = ["AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "testsecret", "AWS_REGION": "us-east-1"]
+
+    /// Starts moto and waits (by polling the port, bounded) until it answers.
+    static func start() async throws -> MotoFixture {
+        let port = try freePort()
+        var pid: pid_t = 0
+        let words: [String] = ["/usr/bin/env", "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        guard posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ) == 0 else {
+            throw POSIXError(.ENOENT)
+        }
+        let fixture = MotoFixture(port: port, pid: pid)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if try await ChildProcess.run("/usr/bin/curl", ["-s", "-o", "/dev/null", fixture.endpoint + "/"]).status == 0 {
+                return fixture
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        fixture.stop()
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    private init(port: Int, pid: pid_t) {
+        self.port = port
+        self.pid = pid
+    }
+
+    deinit { stop() }
+
+    /// SIGKILL: moto keeps everything in memory, so there is nothing to shut down cleanly.
+    func stop() {
+        guard kill(pid, SIGKILL) == 0 else { return }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    /// Runs the boto3 helper and returns its output.
+    func tool(_ arguments: String...) async throws -> String {
+        let outcome = try await ChildProcess.run(
+            "/usr/bin/env", ["python3", Self.tool, endpoint] + arguments, environment: Self.environment)
+        guard outcome.status == 0 else {
+            Issue.record("s3_tool \(arguments): \(outcome.standardError)")
+            throw POSIXError(.EIO)
+        }
+        return outcome.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

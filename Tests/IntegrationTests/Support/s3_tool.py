@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""Test helper that talks to an S3-compatible endpoint with boto3: mb, sha256 KEY, uploads, keys."""
+import hashlib
+import json
+import sys
+
+import boto3
+
+
+def main() -> None:
+    endpoint, command, bucket, *rest = sys.argv[1:]
+    s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                      aws_access_key_id="test", aws_secret_access_key="testsecret")
+    if command == "mb":
+        s3.create_bucket(Bucket=bucket)
+    elif command == "sha256":
+        digest = hashlib.sha256()
+        for chunk in s3.get_object(Bucket=bucket, Key=rest[0])["Body"].iter_chunks(1 << 20):
+            digest.update(chunk)
+        print(digest.hexdigest())
+    elif command == "uploads":
+        print(json.dumps([u["Key"] for u in s3.list_multipart_uploads(Bucket=bucket).get("Uploads", [])]))
+    elif command == "keys":
+        print(json.dumps(sorted(o["Key"] for o in s3.list_objects_v2(Bucket=bucket).get("Contents", []))))
+
+
+if __name__ == "__main__":
+    main()
