@@ -34,7 +34,7 @@ struct UploadPlan {
     var exitWhenDone: Bool
 }
 
-extension UploaderCommand {
+extension UploadCommand {
     func makePlan() throws -> UploadPlan {
         guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
         let headers = try header.map { line -> HTTPHeader in

@@ -1,113 +1,25 @@
 import ArgumentParser
 import Foundation
-import UploadData
-import UploadDomain
 import UploaderCLI
 
-/// `uploader-tui PATH... --to URL`: parses, builds a configuration and runs it.
+/// `uploader-tui`: uploads by default; `delete` removes stored objects. It only parses and dispatches.
 @main
 struct UploaderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "uploader-tui",
-        abstract: "Upload files and folders over HTTP with live progress.",
+        abstract: "A terminal upload manager: files and folders over HTTP or to S3, with live progress.",
         discussion: """
-            Modes: --to URL posts multipart/form-data; --to s3://bucket/prefix/ uploads to S3; --put URL/ PUTs each file's bytes to URL + its path;
-            --presign URL asks an API for presigned URLs and PUTs each file to its own.
             Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, 3 nothing to upload,
             130 interrupted.
-            """)
-
-    @Argument(help: "Files or folders to upload.")
-    var paths: [String] = []
-
-    @Option(help: ArgumentHelp("POST each file as multipart/form-data to this URL.", valueName: "url"))
-    var to: String?
-
-    @Option(help: ArgumentHelp("PUT each file's raw bytes to this base URL plus its relative path.", valueName: "url"))
-    var put: String?
-
-    @Option(help: ArgumentHelp("Ask this API for presigned upload URLs, then PUT each file to its URL.", valueName: "url"))
-    var presign: String?
-
-    @Option(help: ArgumentHelp("With --presign: the mediaType sent for every file (picks the storage prefix).", valueName: "type"))
-    var mediaType: String?
-
-    @Option(help: "With --presign: files per presign request.")
-    var presignBatch = 100
-
-    @Option(help: ArgumentHelp("Write a JSON list of every file's outcome (media ID, key, status) in input order.", valueName: "file"))
-    var results: String?
-
-    @Option(help: ArgumentHelp("S3-compatible endpoint for s3:// destinations (MinIO, moto, …).", valueName: "url"))
-    var endpointURL: String?
-
-    @Option(help: "S3 region (default: $AWS_REGION, $AWS_DEFAULT_REGION, else us-east-1).")
-    var region: String?
-
-    @Flag(help: "Address S3 buckets in the path (endpoint/bucket/key) instead of the host name.")
-    var pathStyle = false
-
-    @Option(help: ArgumentHelp("S3: files this large or larger go as multipart uploads (K/M/G).", valueName: "size"))
-    var multipartThreshold = "64M"
-
-    @Option(help: ArgumentHelp("S3: size of each multipart part (K/M/G; at least 5M).", valueName: "size"))
-    var partSize = "16M"
-
-    @Option(help: "Form field name for files.")
-    var field = "file"
-
-    @Option(help: ArgumentHelp("Files per multipart request: a number or 'all'.", valueName: "n|all"))
-    var batch = "1"
-
-    @Option(name: .customShort("F"), help: ArgumentHelp("Extra form field (repeatable).", valueName: "name=value"))
-    var form: [String] = []
-
-    @Option(name: .customShort("H"), help: ArgumentHelp("Extra request header (repeatable).", valueName: "Name: value"))
-    var header: [String] = []
-
-    @Option(help: "Bearer token (default: $UPLOADER_TOKEN). Never printed.")
-    var token: String?
-
-    @Option(help: "Requests in flight at once (1-64).")
-    var concurrency = 4
-
-    @Option(help: "Retries per file for connection errors, timeouts, 408, 429 and 5xx.")
-    var retries = 5
-
-    @Option(
-        help: ArgumentHelp(
-            "Cap each transfer's upload speed, bytes/s with K/M/G suffixes (1024-based).", valueName: "rate"))
-    var limitRate: String?
-
-    @Flag(name: [.short, .long], help: "Descend into subfolders.")
-    var recursive = false
-
-    @Flag(help: "Include hidden files and folders (names starting with '.').")
-    var hidden = false
-
-    @Flag(
-        name: .customLong("no-tui"),
-        help: "Plain output for scripts (automatic when stdout is not a terminal or CI is set).")
-    var noTUI = false
-
-    @Flag(help: "Write NDJSON events to stdout.")
-    var json = false
-
-    @Flag(help: "Leave the screen when the batch ends instead of waiting for 'q'.")
-    var exitWhenDone = false
-
-    @Flag(help: "Skip TLS certificate verification (unsafe).")
-    var insecure = false
-
-    @Flag(help: "Cancel the rest of the batch at the first failure.")
-    var failFast = false
+            """,
+        subcommands: [UploadCommand.self, DeleteCommand.self],
+        defaultSubcommand: UploadCommand.self)
 
     /// Parses by hand so every usage error exits with 2, as documented, not ArgumentParser's 64.
     static func main() async {
-        let command: UploaderCommand
+        let parsed: any ParsableCommand
         do {
-            guard let parsed = try parseAsRoot() as? UploaderCommand else { Foundation.exit(ExitStatus.usage.rawValue) }
-            command = parsed
+            parsed = try parseAsRoot()
         } catch {
             if exitCode(for: error) == .success {
                 print(fullMessage(for: error))
@@ -118,8 +30,15 @@ struct UploaderCommand: AsyncParsableCommand {
         }
         let status: ExitStatus
         do {
-            let plan = try command.makePlan()
-            status = await UploadRun(plan: plan).run()
+            switch parsed {
+            case let upload as UploadCommand:
+                status = await UploadRun(plan: try upload.makePlan()).run()
+            case let delete as DeleteCommand:
+                status = try await delete.execute()
+            default:
+                print(helpMessage())
+                status = .usage
+            }
         } catch {
             FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
             status = error is UsageError ? .usage : .nothingToUpload

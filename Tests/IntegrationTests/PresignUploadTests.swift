@@ -46,6 +46,15 @@ struct PresignUploadTests {
             #expect(!output.contains(secret))
             #expect(!output.contains("sig="), "presigned signatures never appear")
         }
+
+        let first = try #require(entries.first?["location"] as? String)
+        let deleted = try await ChildProcess.run(
+            binary, ["delete", "--from", server.url("/objects/"), first, "media/none/x.jpg"],
+            environment: ["UPLOADER_TOKEN": secret])
+        #expect(deleted.status == 1, "one key deleted, one missing")
+        #expect(deleted.standardError.contains("deleted   \(first)"))
+        #expect(deleted.standardError.contains("failed    media/none/x.jpg: HTTP 404 not found"))
+        #expect(!FileManager.default.fileExists(atPath: server.stored("objects/" + first)))
         await server.stop()
     }
 

@@ -22,6 +22,15 @@ struct S3UploadTests {
             #expect(try await moto.tool("sha256", "pets", "run1/p\(i).jpg") == (try sha256(ofFile: folder.path + "/p\(i).jpg")))
         }
         #expect(!outcome.standardOutput.contains("testsecret") && !outcome.standardError.contains("testsecret"))
+
+        // Seed 002: replace = delete, then upload. `delete` takes keys relative to the prefix.
+        let deleted = try await ChildProcess.run(
+            binary, ["delete", "--from", "s3://pets/run1/", "--endpoint-url", moto.endpoint, "p3.jpg", "p4.jpg"],
+            environment: MotoFixture.environment)
+        #expect(deleted.status == 0, "\(deleted.standardError)")
+        #expect(deleted.standardError.contains("deleted   p3.jpg"))
+        let left = try await moto.tool("keys", "pets")
+        #expect(!left.contains("run1/p3.jpg") && !left.contains("run1/p4.jpg") && left.contains("run1/p5.jpg"))
     }
 
     @Test("a 200 MiB file goes as a multipart upload and reads back byte for byte", .timeLimit(.minutes(5)))

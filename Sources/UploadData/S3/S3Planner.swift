@@ -69,6 +69,14 @@ public struct S3Planner: RequestPlanner {
         }
     }
 
+    /// A signed DeleteObject for a key under the prefix (seed 002: replace = delete, then upload).
+    public func deleteRequest(relativeKey: String) -> TransferRequest {
+        let url = endpoint.objectURL(bucket: location.bucket, key: location.key(for: relativeKey))
+        return signed(
+            "DELETE", url, headers: [], payloadHash: SigV4Signer.emptyPayloadHash,
+            body: .bytes([], contentType: "application/octet-stream"))
+    }
+
     /// A request with SigV4 headers; `headers` are signed and sent (Content-Type travels with the body).
     func signed(
         _ method: String, _ url: String, headers: [(String, String)], payloadHash: String, body: TransferRequest.Body
