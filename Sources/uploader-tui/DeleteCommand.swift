@@ -10,7 +10,8 @@ struct DeleteCommand: ParsableCommand {
         commandName: "delete",
         abstract: "Delete stored objects by key from an object URL (the reference server's /objects/) or s3://bucket/.")
 
-    @Option(help: ArgumentHelp("Where the keys live: http(s)://host/objects/ or s3://bucket/prefix/.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp("Where the keys live: http(s)://host/objects/ or s3://bucket/prefix/.", valueName: "url"))
     var from: String
 
     @Argument(help: "Keys to delete, relative to --from (as printed in an upload's location).")
@@ -19,14 +20,8 @@ struct DeleteCommand: ParsableCommand {
     @Option(help: "Bearer token for http(s) stores (default: $UPLOADER_TOKEN). Never printed.")
     var token: String?
 
-    @Option(help: ArgumentHelp("S3-compatible endpoint for s3:// stores.", valueName: "url"))
-    var endpointURL: String?
-
-    @Option(help: "S3 region (default: $AWS_REGION, $AWS_DEFAULT_REGION, else us-east-1).")
-    var region: String?
-
-    @Flag(help: "Address S3 buckets in the path instead of the host name.")
-    var pathStyle = false
+    @OptionGroup(title: "S3")
+    var s3: S3Options
 
     @Flag(help: "Skip TLS certificate verification (unsafe).")
     var insecure = false
@@ -60,18 +55,14 @@ struct DeleteCommand: ParsableCommand {
     private func request(for key: String) throws -> TransferRequest {
         let empty = TransferRequest.Body.bytes([], contentType: "application/octet-stream")
         if from.lowercased().hasPrefix("s3://") {
-            var upload = try UploadCommand.parse(["--to", from, "--concurrency", "1"] + s3Options + ["."])
-            upload.endpointURL = endpointURL
-            return try upload.makeS3Planner(from).deleteRequest(relativeKey: key)
+            let planner = try s3.planner(for: from, multipartThreshold: .max, partSize: 5 << 20, partConcurrency: 1)
+            return planner.deleteRequest(relativeKey: key)
         }
         let base = try UploadCommand.validate(url: from, option: "--from")
         let planner = PutPlanner(baseURL: base, headers: [], token: nil)
         let item = UploadItem(id: 0, path: "", relativePath: key, size: 0, modified: 0, contentType: "")
         let bearer = token ?? ProcessInfo.processInfo.environment["UPLOADER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        return TransferRequest(method: .delete, url: planner.url(for: item), headers: [], bearerToken: bearer, body: empty)
-    }
-
-    private var s3Options: [String] {
-        (region.map { ["--region", $0] } ?? []) + (pathStyle ? ["--path-style"] : [])
+        return TransferRequest(
+            method: .delete, url: planner.url(for: item), headers: [], bearerToken: bearer, body: empty)
     }
 }

@@ -26,26 +26,25 @@ struct UploadCommand: ParsableCommand {
     @Option(help: ArgumentHelp("PUT each file's raw bytes to this base URL plus its relative path.", valueName: "url"))
     var put: String?
 
-    @Option(help: ArgumentHelp("Ask this API for presigned upload URLs, then PUT each file to its URL.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp("Ask this API for presigned upload URLs, then PUT each file to its URL.", valueName: "url"))
     var presign: String?
 
-    @Option(help: ArgumentHelp("With --presign: the mediaType sent for every file (picks the storage prefix).", valueName: "type"))
+    @Option(
+        help: ArgumentHelp(
+            "With --presign: the mediaType sent for every file (picks the storage prefix).", valueName: "type"))
     var mediaType: String?
 
     @Option(help: "With --presign: files per presign request.")
     var presignBatch = 100
 
-    @Option(help: ArgumentHelp("Write a JSON list of every file's outcome (media ID, key, status) in input order.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write a JSON list of every file's outcome (media ID, key, status) in input order.", valueName: "file"))
     var results: String?
 
-    @Option(help: ArgumentHelp("S3-compatible endpoint for s3:// destinations (MinIO, moto, …).", valueName: "url"))
-    var endpointURL: String?
-
-    @Option(help: "S3 region (default: $AWS_REGION, $AWS_DEFAULT_REGION, else us-east-1).")
-    var region: String?
-
-    @Flag(help: "Address S3 buckets in the path (endpoint/bucket/key) instead of the host name.")
-    var pathStyle = false
+    @OptionGroup(title: "S3")
+    var s3: S3Options
 
     @Option(help: ArgumentHelp("S3: files this large or larger go as multipart uploads (K/M/G).", valueName: "size"))
     var multipartThreshold = "64M"

@@ -125,38 +125,15 @@ extension UploadCommand {
             headless: headless, json: json, exitWhenDone: exitWhenDone)
     }
 
-    /// S3: location, endpoint, credentials and sizes, each checked before anything is sent.
+    /// S3 with the upload's sizes, each checked before anything is sent.
     func makeS3Planner(_ url: String) throws -> S3Planner {
-        let environment = ProcessInfo.processInfo.environment
-        let location: S3Location
-        do {
-            location = try S3Location(url: url)
-        } catch {
-            throw UsageError(description: "--to: \(error)")
-        }
-        if let endpointURL { _ = try Self.validate(url: endpointURL, option: "--endpoint-url") }
-        let credentials: AWSCredentials?
-        do {
-            credentials = try AWSCredentials.resolve(environment: environment, home: NSHomeDirectory())
-        } catch {
-            throw UsageError(description: "AWS credentials: \(error)")
-        }
-        guard let credentials else {
-            throw UsageError(
-                description: "no AWS credentials for \(url): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-                    + "or a profile in ~/.aws/credentials (AWS_PROFILE)")
-        }
         guard let threshold = ByteSize.parse(multipartThreshold), threshold > 0 else {
             throw UsageError(description: "--multipart-threshold takes a size such as 64M, not '\(multipartThreshold)'")
         }
         guard let part = ByteSize.parse(partSize), part >= 5 << 20, part <= 5 << 30 else {
             throw UsageError(description: "--part-size must be between 5M and 5G, not '\(partSize)'")
         }
-        let region = self.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
-        return S3Planner(
-            location: location, endpoint: S3Endpoint(endpointURL: endpointURL, region: region, pathStyle: pathStyle),
-            signer: SigV4Signer(credentials: credentials, region: region), multipartThreshold: threshold,
-            partSize: part, partConcurrency: concurrency)
+        return try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: concurrency)
     }
 
     /// Accepts absolute http(s) URLs with a host; anything else is a usage error.

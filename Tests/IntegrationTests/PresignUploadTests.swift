@@ -17,12 +17,18 @@ struct PresignUploadTests {
         let secret = "presign-token-value"
         let server = try await ServerFixture.start { $0.token = secret }
         let folder = try TestFolder("presign")
-        for i in 0..<12 { try folder.write(String(format: "img-%02d.jpg", i), size: 20_000 + i * 1_000, seed: UInt64(i), prefix: Magic.jpeg) }
+        for i in 0..<12 {
+            try folder.write(
+                String(format: "img-%02d.jpg", i), size: 20_000 + i * 1_000, seed: UInt64(i), prefix: Magic.jpeg)
+        }
         let results = folder.path + ".results.json"
         let outcome = try await ChildProcess.run(
             binary,
-            [folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "archive", "--presign-batch", "5",
-             "--json", "--results", results, "--concurrency", "4"],
+            [
+                folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "archive", "--presign-batch",
+                "5",
+                "--json", "--results", results, "--concurrency", "4",
+            ],
             environment: ["UPLOADER_TOKEN": secret])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let stats = await server.server.statistics
@@ -40,9 +46,12 @@ struct PresignUploadTests {
             let key = try #require(entry["location"] as? String)
             #expect(key.hasPrefix("media/archive/"))
             let name = try #require(entry["file"] as? String)
-            #expect(try sha256(ofFile: server.stored("objects/" + key)) == (try sha256(ofFile: folder.path + "/" + name)))
+            #expect(
+                try sha256(ofFile: server.stored("objects/" + key)) == (try sha256(ofFile: folder.path + "/" + name)))
         }
-        for output in [outcome.standardOutput, outcome.standardError, try String(contentsOfFile: results, encoding: .utf8)] {
+        for output in [
+            outcome.standardOutput, outcome.standardError, try String(contentsOfFile: results, encoding: .utf8),
+        ] {
             #expect(!output.contains(secret))
             #expect(!output.contains("sig="), "presigned signatures never appear")
         }
@@ -63,7 +72,8 @@ struct PresignUploadTests {
         let server = try await ServerFixture.start { $0.presignExpiredTickets = true }
         let folder = try TestFolder("expired")
         for i in 0..<3 { try folder.write("e\(i).png", size: 4_000, seed: UInt64(i), prefix: Magic.png) }
-        let outcome = try await ChildProcess.run(binary, [folder.path, "--presign", server.url("/presigned-urls"), "--json"])
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "--presign", server.url("/presigned-urls"), "--json"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let done = try lines(outcome.standardOutput).filter { $0["event"] as? String == "done" }
         #expect(done.count == 3)
@@ -77,10 +87,12 @@ struct PresignUploadTests {
         let server = try await ServerFixture.start { $0.presignCountMismatch = true }
         let folder = try TestFolder("mismatch")
         for i in 0..<3 { try folder.write("m\(i).jpg", size: 1_000, seed: UInt64(i), prefix: Magic.jpeg) }
-        let outcome = try await ChildProcess.run(binary, [folder.path, "--presign", server.url("/presigned-urls"), "--no-tui"])
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "--presign", server.url("/presigned-urls"), "--no-tui"])
         #expect(outcome.status == 1)
-        #expect(outcome.standardError.contains(
-            "m0.jpg: presign response does not match the request: asked for 3 upload tickets, got 2"))
+        #expect(
+            outcome.standardError.contains(
+                "m0.jpg: presign response does not match the request: asked for 3 upload tickets, got 2"))
         #expect(await server.server.statistics.filesStored == 0)
         await server.stop()
     }
@@ -92,8 +104,12 @@ struct PresignUploadTests {
         for i in 0..<4 { try folder.write("u\(i).jpg", size: 1_000, seed: UInt64(i), prefix: Magic.jpeg) }
         let endpoint = server.url("/presigned-urls")
         let outcome = try await ChildProcess.run(
-            binary, [folder.path, "--presign", endpoint, "--token", "wrong", "--no-tui", "--fail-fast", "--presign-batch", "1",
-                     "--concurrency", "1"])
+            binary,
+            [
+                folder.path, "--presign", endpoint, "--token", "wrong", "--no-tui", "--fail-fast", "--presign-batch",
+                "1",
+                "--concurrency", "1",
+            ])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("u0.jpg: presign request to \(endpoint) failed: HTTP 401 unauthorized"))
         #expect(outcome.standardError.contains("1 failed, 3 cancelled"), "\(outcome.standardError)")

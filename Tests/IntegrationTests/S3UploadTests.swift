@@ -19,7 +19,9 @@ struct S3UploadTests {
         let keys = try await moto.tool("keys", "pets")
         #expect(keys == "[" + (0..<20).map { "\"run1/p\($0).jpg\"" }.sorted().joined(separator: ", ") + "]")
         for i in [0, 7, 19] {
-            #expect(try await moto.tool("sha256", "pets", "run1/p\(i).jpg") == (try sha256(ofFile: folder.path + "/p\(i).jpg")))
+            #expect(
+                try await moto.tool("sha256", "pets", "run1/p\(i).jpg")
+                    == (try sha256(ofFile: folder.path + "/p\(i).jpg")))
         }
         #expect(!outcome.standardOutput.contains("testsecret") && !outcome.standardError.contains("testsecret"))
 
@@ -43,7 +45,8 @@ struct S3UploadTests {
             binary, [path, "--to", "s3://big/", "--endpoint-url", moto.endpoint, "--json", "--part-size", "16M"],
             environment: MotoFixture.environment)
         #expect(outcome.status == 0, "\(outcome.standardError)")
-        let done = try #require(outcome.standardOutput.split(separator: "\n").first { $0.contains("\"event\":\"done\"") })
+        let done = try #require(
+            outcome.standardOutput.split(separator: "\n").first { $0.contains("\"event\":\"done\"") })
         #expect(done.contains("\"location\":\"video.bin\""))
         #expect(try await moto.tool("sha256", "big", "video.bin") == (try sha256(ofFile: path)))
         #expect(try await moto.tool("uploads", "big") == "[]")
@@ -59,8 +62,11 @@ struct S3UploadTests {
         // --foreground: one SIGINT to the child alone (a second one would mean "exit at once").
         let outcome = try await ChildProcess.run(
             "/usr/bin/timeout",
-            ["--foreground", "--preserve-status", "-s", "INT", "3", binary, path, "--to", "s3://cut/", "--endpoint-url", moto.endpoint,
-             "--no-tui", "--part-size", "6M", "--multipart-threshold", "6M", "--limit-rate", "1M"],
+            [
+                "--foreground", "--preserve-status", "-s", "INT", "3", binary, path, "--to", "s3://cut/",
+                "--endpoint-url", moto.endpoint,
+                "--no-tui", "--part-size", "6M", "--multipart-threshold", "6M", "--limit-rate", "1M",
+            ],
             environment: MotoFixture.environment)
         #expect(outcome.status == 130, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("cancelled slow.bin"))

@@ -95,7 +95,8 @@ final class CurlTransfer: @unchecked Sendable {
             try check(ccurl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count)))
             // COPYPOSTFIELDS copies the bytes, so the array need not outlive this call.
             var copy = bytes + [0]  // a non-empty buffer even for an empty body
-            try check(copy.withUnsafeMutableBytes { ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
+            try check(
+                copy.withUnsafeMutableBytes { ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
             if request.method != .post { try set(CURLOPT_CUSTOMREQUEST, request.method.rawValue) }
         }
         for line in lines { headerList = curl_slist_append(headerList, line) }

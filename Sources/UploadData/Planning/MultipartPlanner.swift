@@ -57,21 +57,13 @@ enum ResponseResults {
         let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         if let object = json as? [String: Any], let files = object["files"] as? [[String: Any]], files.count == count {
             return files.enumerated().map { index, entry in
-                let text =
-                    (try? JSONSerialization.data(
-                        withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes]))
-                    .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                let text = CompactJSON.text(entry) ?? "{}"
                 let location = (entry["path"] as? String) ?? (entry["key"] as? String) ?? fallbackLocation(index)
                 return UploadResult(httpStatus: response.status, body: text, isJSON: true, location: location)
             }
         }
         let location = (json as? [String: Any]).flatMap { ($0["path"] as? String) ?? ($0["key"] as? String) }
-        // Re-encoded compactly, so the result fits on one NDJSON line.
-        let compact = json.flatMap {
-            try? JSONSerialization.data(
-                withJSONObject: $0, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
-        }
-        .map { String(decoding: $0, as: UTF8.self) }
+        let compact = json.flatMap(CompactJSON.text)
         return (0..<count).map { index in
             UploadResult(
                 httpStatus: response.status, body: compact ?? Sanitizer.excerpt(response.body),

@@ -58,10 +58,10 @@ public final class PresignPlanner: RequestPlanner {
             fields["mediaID"] = ticket?.mediaID
             fields["key"] = ticket?.key
             fields["etag"] = response.headers["etag"]
-            let body = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]))
-                .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
             return UploadResult(
-                httpStatus: response.status, body: body, isJSON: true, location: ticket?.key, mediaID: ticket?.mediaID)
+                httpStatus: response.status, body: CompactJSON.text(fields) ?? "{}", isJSON: true,
+                location: ticket?.key,
+                mediaID: ticket?.mediaID)
         }
     }
 
@@ -82,7 +82,8 @@ public final class PresignPlanner: RequestPlanner {
         args.append("-H 'Content-Type: application/json'")
         args.append("-d " + ShellQuote.quote(String(decoding: requestBody(for: [item]), as: UTF8.self)))
         args.append(ShellQuote.quote(Redactor.url(endpoint)))
-        let put = "curl --fail-with-body -T \(ShellQuote.quote(item.path)) -H 'Content-Type: <contentType>' \"$UPLOAD_TICKET\""
+        let put =
+            "curl --fail-with-body -T \(ShellQuote.quote(item.path)) -H 'Content-Type: <contentType>' \"$UPLOAD_TICKET\""
         return args.joined(separator: " ") + "   # then, with the returned uploadTicket: " + put
     }
 
@@ -148,11 +149,12 @@ public final class PresignPlanner: RequestPlanner {
 
     private func requestBody(for group: [UploadItem]) -> [UInt8] {
         let entries: [[String: Any]] = group.map { item in
-            var entry: [String: Any] = ["filename": item.relativePath, "contentType": item.contentType, "size": item.size]
+            var entry: [String: Any] = [
+                "filename": item.relativePath, "contentType": item.contentType, "size": item.size,
+            ]
             if let mediaType { entry["mediaType"] = mediaType }
             return entry
         }
-        let data = (try? JSONSerialization.data(withJSONObject: ["items": entries], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return Array(data)
+        return Array((CompactJSON.text(["items": entries]) ?? "{}").utf8)
     }
 }

@@ -25,7 +25,8 @@ public struct PresignTicket: Sendable, Equatable {
         guard let data = (json as? [String: Any])?["data"] as? [String: Any],
             let items = data["items"] as? [[String: Any]]
         else {
-            throw UploadError(.decodingFailed, httpStatus: response.status, cause: "presign response has no data.items list")
+            throw UploadError(
+                .decodingFailed, httpStatus: response.status, cause: "presign response has no data.items list")
         }
         guard items.count == expected else {
             throw UploadError(
@@ -44,7 +45,8 @@ public struct PresignTicket: Sendable, Equatable {
             let url = try field("uploadTicket")
             guard let scheme = URLComponents(string: url)?.scheme?.lowercased(), scheme == "http" || scheme == "https"
             else {
-                throw UploadError(.decodingFailed, cause: "presign item \(index + 1) has an uploadTicket that is not a URL")
+                throw UploadError(
+                    .decodingFailed, cause: "presign item \(index + 1) has an uploadTicket that is not a URL")
             }
             let contentType = try field("contentType")
             guard HTTPHeader(name: "Content-Type", value: contentType) != nil else {

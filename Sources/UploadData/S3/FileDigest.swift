@@ -21,7 +21,9 @@ struct FileDigest {
         var position = offset
         var left = length
         while left > 0 {
-            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, min($0.count, Int(left)), off_t(position)) }
+            let count = buffer.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress, min($0.count, Int(left)), off_t(position))
+            }
             guard count > 0 else {
                 let cause = count < 0 ? String(cString: strerror(errno)) : "file is shorter than when scanned"
                 throw UploadError(count < 0 ? .fileUnreadable : .fileChanged, file: item.relativePath, cause: cause)

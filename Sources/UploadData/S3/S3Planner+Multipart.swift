@@ -8,7 +8,9 @@ struct MultipartUpload {
     let transport: any UploadTransport
     let probe: TransferProbe
 
-    private var objectURL: String { planner.endpoint.objectURL(bucket: planner.location.bucket, key: planner.key(for: item)) }
+    private var objectURL: String {
+        planner.endpoint.objectURL(bucket: planner.location.bucket, key: planner.key(for: item))
+    }
 
     private func url(_ query: [(String, String)]) -> String {
         planner.endpoint.objectURL(bucket: planner.location.bucket, key: planner.key(for: item), query: query)
@@ -75,9 +77,12 @@ struct MultipartUpload {
             headers: [("Content-MD5", digest.md5Base64)], payloadHash: digest.sha256Hex,
             body: .fileRange(item, offset: offset, length: length, contentType: nil))
         let response = try await transport.send(request, probe: TransferProbe(partOf: probe))
-        if let error = S3XML.error(response, file: item.relativePath, during: "uploading part \(number)") { throw error }
+        if let error = S3XML.error(response, file: item.relativePath, during: "uploading part \(number)") {
+            throw error
+        }
         guard let etag = response.headers["etag"] else {
-            throw UploadError(.invalidResponse, file: item.relativePath, cause: "part \(number) came back without an ETag")
+            throw UploadError(
+                .invalidResponse, file: item.relativePath, cause: "part \(number) came back without an ETag")
         }
         return etag
     }

@@ -63,9 +63,9 @@ public struct S3Planner: RequestPlanner {
         items.map { item in
             var fields: [String: Any] = ["bucket": location.bucket, "key": key(for: item)]
             fields["etag"] = response.headers["etag"] ?? S3XML.value(of: "ETag", in: response.body)
-            let body = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]))
-                .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            return UploadResult(httpStatus: response.status, body: body, isJSON: true, location: key(for: item))
+            return UploadResult(
+                httpStatus: response.status, body: CompactJSON.text(fields) ?? "{}", isJSON: true,
+                location: key(for: item))
         }
     }
 

@@ -5,7 +5,8 @@ import UploadDomain
 enum S3XML {
     /// The text of the first `<tag>…</tag>`, entities decoded.
     static func value(of tag: String, in xml: String) -> String? {
-        guard let open = xml.range(of: "<\(tag)>"), let close = xml.range(of: "</\(tag)>", range: open.upperBound..<xml.endIndex)
+        guard let open = xml.range(of: "<\(tag)>"),
+            let close = xml.range(of: "</\(tag)>", range: open.upperBound..<xml.endIndex)
         else { return nil }
         return unescape(String(xml[open.upperBound..<close.lowerBound]))
     }
@@ -16,9 +17,11 @@ enum S3XML {
         guard !response.isSuccess || embedded else { return nil }
         let status = embedded ? 500 : response.status
         var error = UploadError(
-            UploadError.code(forStatus: status), file: file, httpStatus: response.status, retryAfter: response.retryAfter)
+            UploadError.code(forStatus: status), file: file, httpStatus: response.status,
+            retryAfter: response.retryAfter)
         if let code = value(of: "Code", in: response.body) {
-            error.bodyExcerpt = Sanitizer.excerpt(code + (value(of: "Message", in: response.body).map { ": " + $0 } ?? ""))
+            error.bodyExcerpt = Sanitizer.excerpt(
+                code + (value(of: "Message", in: response.body).map { ": " + $0 } ?? ""))
         } else {
             error.bodyExcerpt = Sanitizer.excerpt(response.body)
         }

@@ -6,8 +6,11 @@ final class MotoFixture {
     let port: Int
     private let pid: pid_t
     var endpoint: String { "http://127.0.0.1:\(port)" }
-    static let tool = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("s3_tool.py").path
-    static let environment = ["AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "testsecret", "AWS_REGION": "us-east-1"]
+    static let tool = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("s3_tool.py")
+        .path
+    static let environment = [
+        "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "testsecret", "AWS_REGION": "us-east-1",
+    ]
 
     /// Starts moto and waits (by polling the port, bounded) until it answers.
     static func start() async throws -> MotoFixture {
@@ -27,7 +30,9 @@ final class MotoFixture {
         let fixture = MotoFixture(port: port, pid: pid)
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            if try await ChildProcess.run("/usr/bin/curl", ["-s", "-o", "/dev/null", fixture.endpoint + "/"]).status == 0 {
+            if try await ChildProcess.run("/usr/bin/curl", ["-s", "-o", "/dev/null", fixture.endpoint + "/"]).status
+                == 0
+            {
                 return fixture
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -70,7 +75,9 @@ final class MotoFixture {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw POSIXError(.EADDRINUSE) }
         return Int(UInt16(bigEndian: address.sin_port))

@@ -57,8 +57,10 @@ struct PresignPlannerTests {
         let json = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
         let sent = try #require(json["items"] as? [[String: Any]])
         #expect(sent.map { $0["filename"] as? String } == ["0.jpg", "1.jpg", "2.jpg"])
-        #expect(sent.allSatisfy { $0["mediaType"] as? String == "archive" && $0["contentType"] as? String == "image/jpeg" })
-        let results = planner.results(for: [items[1]], response: TransferResponse(status: 200, headers: ["etag": "\"e\""]))
+        #expect(
+            sent.allSatisfy { $0["mediaType"] as? String == "archive" && $0["contentType"] as? String == "image/jpeg" })
+        let results = planner.results(
+            for: [items[1]], response: TransferResponse(status: 200, headers: ["etag": "\"e\""]))
         #expect(results[0].mediaID == "m1")
         #expect(results[0].location == "k1")
         #expect(!planner.destination(of: items[0]).contains("SECRET"))
@@ -76,14 +78,21 @@ struct PresignPlannerTests {
         #expect(!planner.renewsRequest(after: UploadError(.serverError, httpStatus: 500), for: items[1]))
     }
 
-    @Test("responses that do not fit are clear errors", arguments: [
-        ("<html><body>Bad Gateway</body></html>", "presign response is not JSON"),
-        ("{\"data\":{\"items\":[", "presign response is not JSON"),
-        ("{\"items\":[]}", "presign response has no data.items list"),
-        ("{\"data\":{\"items\":[{\"mediaID\":\"a\",\"contentType\":\"image/jpeg\"}]}}", "presign item 1 has no uploadTicket"),
-        ("{\"data\":{\"items\":[{\"mediaID\":\"a\",\"uploadTicket\":\"ftp://x\",\"contentType\":\"image/jpeg\"}]}}",
-         "presign item 1 has an uploadTicket that is not a URL"),
-    ])
+    @Test(
+        "responses that do not fit are clear errors",
+        arguments: [
+            ("<html><body>Bad Gateway</body></html>", "presign response is not JSON"),
+            ("{\"data\":{\"items\":[", "presign response is not JSON"),
+            ("{\"items\":[]}", "presign response has no data.items list"),
+            (
+                "{\"data\":{\"items\":[{\"mediaID\":\"a\",\"contentType\":\"image/jpeg\"}]}}",
+                "presign item 1 has no uploadTicket"
+            ),
+            (
+                "{\"data\":{\"items\":[{\"mediaID\":\"a\",\"uploadTicket\":\"ftp://x\",\"contentType\":\"image/jpeg\"}]}}",
+                "presign item 1 has an uploadTicket that is not a URL"
+            ),
+        ])
     func malformed(body: String, message: String) async {
         let item = items[0]
         let planner = PresignPlanner(
