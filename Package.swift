@@ -60,7 +60,8 @@ let package = Package(
             dependencies: [
                 "UploadDomain", "UploadData", "ReferenceServer",
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            exclude: ["Support/s3_tool.py"]
         ),
     ]
 )
