@@ -74,6 +74,31 @@ struct S3UploadTests {
         #expect(try await moto.tool("keys", "cut") == "[]")
     }
 
+    @Test("with moto checking signatures, signed single and multipart uploads pass and a wrong secret is refused")
+    func signaturesChecked() async throws {
+        let moto = try await MotoFixture.start(authAfter: 4)
+        let keys = try await moto.tool("iam-user", "signed").split(separator: " ").map(String.init)
+        try #require(keys.count == 2)
+        let folder = try TestFolder("s3auth")
+        // A space, not `+` or non-ASCII: moto checks signatures over the decoded path for those, unlike S3
+        // (whose own example signs `test$file.text` as `/test%24file.text`, as SigV4SignerTests check).
+        try folder.write("small file name.jpg", size: 50_000, seed: 1, prefix: Magic.jpeg)
+        try folder.writeLarge("large.bin", size: 12 << 20, seed: 2)
+        let good = ["AWS_ACCESS_KEY_ID": keys[0], "AWS_SECRET_ACCESS_KEY": keys[1], "AWS_REGION": "us-east-1"]
+        let arguments = [folder.path, "--to", "s3://signed/in/", "--endpoint-url", moto.endpoint, "--no-tui",
+            "--multipart-threshold", "5M", "--part-size", "5M", "--retries", "0"]
+        let signed = try await ChildProcess.run(binary, arguments, environment: good)
+        #expect(signed.status == 0, "\(signed.standardError)")
+        #expect(signed.standardError.contains("2 files: 2 done"))
+
+        var wrong = good
+        wrong["AWS_SECRET_ACCESS_KEY"] = "not-" + keys[1]
+        let refused = try await ChildProcess.run(binary, arguments, environment: wrong)
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("HTTP 403 — SignatureDoesNotMatch"), "\(refused.standardError)")
+        for output in [signed.standardError, refused.standardError] { #expect(!output.contains(keys[1])) }
+    }
+
     @Test("a missing bucket is one clear line naming S3's code, and exit 1")
     func missingBucket() async throws {
         let moto = try await MotoFixture.start()

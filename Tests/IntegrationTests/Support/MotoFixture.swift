@@ -13,7 +13,8 @@ final class MotoFixture {
     ]
 
     /// Starts moto and waits (by polling the port, bounded) until it answers.
-    static func start() async throws -> MotoFixture {
+    /// - Parameter authAfter: with a number, moto checks signatures and IAM permissions after that many requests.
+    static func start(authAfter: Int? = nil) async throws -> MotoFixture {
         let port = try freePort()
         var pid: pid_t = 0
         let words: [String] = ["/usr/bin/env", "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
@@ -24,15 +25,19 @@ final class MotoFixture {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        guard posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ) == 0 else {
+        var variables = ProcessInfo.processInfo.environment
+        variables["INITIAL_NO_AUTH_ACTION_COUNT"] = authAfter.map(String.init)
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { envp.forEach { free($0) } }
+        guard posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, envp) == 0 else {
             throw POSIXError(.ENOENT)
         }
         let fixture = MotoFixture(port: port, pid: pid)
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            if try await ChildProcess.run("/usr/bin/curl", ["-s", "-o", "/dev/null", fixture.endpoint + "/"]).status
-                == 0
-            {
+            // moto's own API: readiness checks must not count as AWS requests (see authAfter).
+            let probe = try await ChildProcess.run("/usr/bin/curl", ["-sf", "-o", "/dev/null", fixture.endpoint + "/moto-api/"])
+            if probe.status == 0 {
                 return fixture
             }
             try await Task.sleep(for: .milliseconds(100))

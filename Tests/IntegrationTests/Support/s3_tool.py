@@ -13,6 +13,16 @@ def main() -> None:
                       aws_access_key_id="test", aws_secret_access_key="testsecret")
     if command == "mb":
         s3.create_bucket(Bucket=bucket)
+    elif command == "iam-user":
+        # Four requests, made before moto starts checking: a user allowed everything, its key, and the bucket.
+        iam = boto3.client("iam", endpoint_url=endpoint, region_name="us-east-1",
+                           aws_access_key_id="test", aws_secret_access_key="testsecret")
+        iam.create_user(UserName="uploader")
+        key = iam.create_access_key(UserName="uploader")["AccessKey"]
+        iam.put_user_policy(UserName="uploader", PolicyName="all", PolicyDocument=json.dumps(
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+        s3.create_bucket(Bucket=bucket)
+        print(key["AccessKeyId"], key["SecretAccessKey"])
     elif command == "sha256":
         digest = hashlib.sha256()
         for chunk in s3.get_object(Bucket=bucket, Key=rest[0])["Body"].iter_chunks(1 << 20):
