@@ -31,6 +31,20 @@ public struct PhaseCounts: Sendable, Equatable {
         }
     }
 
+    /// Removes one file in `phase` (the file moved on).
+    public mutating func remove(_ phase: UploadPhase) {
+        switch phase {
+        case .queued: queued -= 1
+        case .willStart: willStart -= 1
+        case .uploading: uploading -= 1
+        case .modeling: modeling -= 1
+        case .done: done -= 1
+        case .failed: failed -= 1
+        case .cancelled: cancelled -= 1
+        case .skipped: skipped -= 1
+        }
+    }
+
     /// Files with a request in flight.
     public var active: Int { willStart + uploading + modeling }
     public var total: Int { queued + active + done + failed + cancelled + skipped }
