@@ -78,9 +78,15 @@ struct HeadlessBinaryTests {
             [folder.path],
             [folder.path, "--to", url, "-H", "X-Bad: a\r\nX-Injected: 1"],
             [folder.path, "--to", url, "--batch", "zero"],
+            [folder.path, "--to", "s3:///no-bucket"],
+            [folder.path, "--to", "s3://pets/"],  // no credentials anywhere
+            [folder.path, "--to", "s3://pets/", "--part-size", "1M"],
         ]
+        let home = try TestFolder("home")
+        // No AWS credentials in the environment or in ~/.aws: the S3 cases must stop before sending.
+        let bare = ["HOME": home.path, "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_PROFILE": ""]
         for arguments in cases {
-            let outcome = try await ChildProcess.run(binary, arguments + ["--no-tui"])
+            let outcome = try await ChildProcess.run(binary, arguments + ["--no-tui"], environment: bare)
             #expect(outcome.status == 2, "\(arguments): \(outcome.standardError)")
             #expect(outcome.standardError.hasPrefix("uploader-tui: "), "\(outcome.standardError)")
             #expect(outcome.standardError.split(separator: "\n").count == 1, "one line: \(outcome.standardError)")
