@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import UploadDomain
 
@@ -129,5 +130,48 @@ struct UploadSessionTests {
         let file = await session.snapshot().files[0]
         #expect(file.phase == .failed)
         #expect(file.error?.description == "x.jpg: cannot read file: Permission denied")
+    }
+}
+
+/// Asks for one extra slot per upload, as an S3 multipart upload does for its second part.
+final class GreedyPlanner: RequestPlanner {
+    let granted = Mutex<[Bool]>([])
+    var batchSize: Int { 1 }
+    func destination(of item: UploadItem) -> String { "mem://" }
+    func curlCommand(for item: UploadItem) -> String { "" }
+    func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
+        try await EchoPlanner().request(for: items)
+    }
+    func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
+        EchoPlanner().results(for: items, response: response)
+    }
+    func upload(
+        _ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe, slots: TransferSlots
+    ) async throws -> TransferResponse {
+        let extra = slots.tryAcquire()
+        granted.withLock { $0.append(extra) }
+        defer { if extra { slots.release() } }
+        return try await transport.send(try await request(for: items), probe: probe)
+    }
+}
+
+@Suite("TransferSlots")
+struct TransferSlotsTests {
+    @Test("uploads made of several requests get extra slots only while the cap has room")
+    func capHolds() async throws {
+        let transport = InMemoryTransport()
+        let planner = GreedyPlanner()
+        let session = UploadSession(
+            items: items([1, 1]), planner: planner, transport: transport, configuration: .init(concurrency: 3))
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        // Two files hold two slots of three: one of them gets the third as an extra, the other gets none.
+        let first = try #require(await started.next())
+        let second = try #require(await started.next())
+        #expect(planner.granted.withLock { $0 }.sorted { !$0 && $1 } == [false, true])
+        first.reply(.success(TransferResponse(status: 201)))
+        second.reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().progress.counts.done == 2)
     }
 }

@@ -7,6 +7,8 @@ struct MultipartUpload {
     let item: UploadItem
     let transport: any UploadTransport
     let probe: TransferProbe
+    /// The `--concurrency` pool: the file's own slot carries one part; more parts run only on free slots.
+    let slots: TransferSlots
 
     private var objectURL: String {
         planner.endpoint.objectURL(bucket: planner.location.bucket, key: planner.key(for: item))
@@ -47,22 +49,34 @@ struct MultipartUpload {
 
     private func uploadParts(_ uploadID: String) async throws -> [(number: Int, etag: String)] {
         let count = Int((item.size + planner.partSize - 1) / planner.partSize)
+        var extraSlots = 0
+        defer { for _ in 0..<extraSlots { slots.release() } }
         return try await withThrowingTaskGroup(of: (Int, String).self) { group in
             var next = 1
+            var inFlight = 0
             var done: [(number: Int, etag: String)] = []
-            func addPart(_ number: Int) {
-                group.addTask { (number, try await uploadPart(number, uploadID: uploadID)) }
+            /// Starts parts while the file's own slot or a free one allows; gives back slots it no longer needs.
+            func fill() {
+                while next <= count, inFlight < planner.partConcurrency {
+                    if inFlight >= 1 + extraSlots {
+                        guard slots.tryAcquire() else { break }
+                        extraSlots += 1
+                    }
+                    let number = next
+                    group.addTask { (number, try await uploadPart(number, uploadID: uploadID)) }
+                    next += 1
+                    inFlight += 1
+                }
+                while extraSlots > max(0, inFlight - 1) {
+                    extraSlots -= 1
+                    slots.release()
+                }
             }
-            while next <= min(count, planner.partConcurrency) {
-                addPart(next)
-                next += 1
-            }
+            fill()
             while let (number, etag) = try await group.next() {
                 done.append((number, etag))
-                if next <= count {
-                    addPart(next)
-                    next += 1
-                }
+                inFlight -= 1
+                fill()
             }
             return done.sorted { $0.number < $1.number }
         }

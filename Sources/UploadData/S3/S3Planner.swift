@@ -8,7 +8,7 @@ public struct S3Planner: RequestPlanner {
     public let signer: SigV4Signer
     public let multipartThreshold: Int64
     public let partSize: Int64
-    /// Parts of one file in flight at once.
+    /// Parts of one file in flight at once, at most; each beyond the first also needs a free slot of the cap.
     public let partConcurrency: Int
     public var batchSize: Int { 1 }
 
@@ -47,16 +47,17 @@ public struct S3Planner: RequestPlanner {
             payloadHash: digest.sha256Hex, body: .file(item, contentType: item.contentType))
     }
 
-    public func upload(_ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe) async throws
-        -> TransferResponse
-    {
+    public func upload(
+        _ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe, slots: TransferSlots
+    ) async throws -> TransferResponse {
         let item = items[0]
         guard item.size >= multipartThreshold else {
             let response = try await transport.send(try await request(for: items), probe: probe)
             if let error = S3XML.error(response, file: item.relativePath) { throw error }
             return response
         }
-        return try await MultipartUpload(planner: self, item: item, transport: transport, probe: probe).run()
+        return try await MultipartUpload(planner: self, item: item, transport: transport, probe: probe, slots: slots)
+            .run()
     }
 
     public func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {

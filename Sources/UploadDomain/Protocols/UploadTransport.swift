@@ -26,17 +26,19 @@ public protocol RequestPlanner: Sendable {
     /// attempt should follow at once; the planner limits how often it says so.
     func renewsRequest(after error: UploadError, for item: UploadItem) -> Bool
     /// Uploads a group: by default one request; a destination may need several (S3 multipart upload),
-    /// reporting their bytes to `probe` as one.
+    /// reporting their bytes to `probe` as one. The group holds one of `slots`; more requests at once
+    /// need more slots, taken with `tryAcquire` and given back with `release`.
     /// - Throws: `UploadError`; `.cancelled` when the calling task is cancelled.
-    func upload(_ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe) async throws
-        -> TransferResponse
+    func upload(
+        _ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe, slots: TransferSlots
+    ) async throws -> TransferResponse
 }
 
 extension RequestPlanner {
     /// One request for the group.
-    public func upload(_ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe) async throws
-        -> TransferResponse
-    {
+    public func upload(
+        _ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe, slots: TransferSlots
+    ) async throws -> TransferResponse {
         try await transport.send(try await request(for: items), probe: probe)
     }
 

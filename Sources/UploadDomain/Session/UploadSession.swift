@@ -53,6 +53,7 @@ public actor UploadSession {
     private var nextRequestID = 0
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var tracker = ProgressTracker()
+    private let slots: TransferSlots
     /// The last rows handed out, and the files changed since: a snapshot rebuilds only those and the
     /// files in flight, so 10,000 queued files cost nothing per frame.
     private var rows: [FileSnapshot] = []
@@ -78,6 +79,9 @@ public actor UploadSession {
             FileState(item: $0, destination: planner.destination(of: $0), curlCommand: planner.curlCommand(for: $0))
         }
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        slots = TransferSlots(capacity: configuration.concurrency)
+        // A slot given back by a multipart part may let the next file start.
+        slots.onRelease { [weak self] in Task { await self?.pump() } }
     }
 
     /// Queues every file (skipping those in `alreadyDone`) and starts the first requests.
@@ -127,6 +131,7 @@ public actor UploadSession {
         case .togglePause(let id): togglePause(id)
         case .setConcurrency(let n):
             configuration.concurrency = max(1, min(64, n))
+            slots.setCapacity(configuration.concurrency)
             pump()
         }
     }
@@ -136,7 +141,8 @@ public actor UploadSession {
     private var isIdle: Bool { queueHead == queue.count && running.isEmpty && retryTimers.isEmpty }
 
     private func pump() {
-        while running.count < configuration.concurrency, !stopping {
+        // Take the slot first: parts of multipart uploads take slots from other threads.
+        while !stopping, queueHead < queue.count, slots.tryAcquire() {
             var batch: [Int] = []
             while batch.count < max(1, planner.batchSize), queueHead < queue.count {
                 let id = queue[queueHead]
@@ -147,7 +153,10 @@ public actor UploadSession {
                 queue.removeFirst(queueHead)
                 queueHead = 0
             }
-            guard !batch.isEmpty else { break }
+            guard !batch.isEmpty else {
+                slots.releaseQuietly()
+                break
+            }
             startRequest(batch)
         }
     }
@@ -175,10 +184,11 @@ public actor UploadSession {
         }
         let transport = self.transport
         let planner = self.planner
+        let slots = self.slots
         let task = Task { [weak self] in
             let outcome: Result<TransferResponse, UploadError>
             do {
-                outcome = .success(try await planner.upload(items, via: transport, probe: probe))
+                outcome = .success(try await planner.upload(items, via: transport, probe: probe, slots: slots))
             } catch let error as UploadError {
                 outcome = .failure(error)
             } catch {
@@ -196,6 +206,7 @@ public actor UploadSession {
 
     private func requestFinished(requestID: Int, outcome: Result<TransferResponse, UploadError>) {
         guard let request = running.removeValue(forKey: requestID) else { return }
+        slots.releaseQuietly()  // the pump below uses it
         let ids = request.fileIDs
         for id in ids {
             changed.insert(id)
