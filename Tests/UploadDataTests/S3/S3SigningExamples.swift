@@ -7,16 +7,6 @@ import Testing
 ///
 /// The requests are as printed there, minus the `Authorization: SignatureToBeCalculated` placeholder; the
 /// printed `PUT test$file.text` lacks its leading `/`, which the parser restores.
-struct S3Example: Sendable, CustomTestStringConvertible {
-    var name: String
-    var req: String
-    var creq: String
-    var sts: String
-    var authz: String
-
-    var testDescription: String { name }
-}
-
 enum S3SigningExamples {
     static let accessKeyID = "AKIAIOSFODNN7EXAMPLE"
     static let secretAccessKey = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -24,8 +14,8 @@ enum S3SigningExamples {
     /// 2013-05-24T00:00:00Z.
     static let epochSeconds = 1_369_353_600
 
-    static let examples: [S3Example] = [
-        S3Example(
+    static let examples: [SuiteVector] = [
+        SuiteVector(
             name: "GET Object",
             req:
                 "GET /test.txt HTTP/1.1\nHost: examplebucket.s3.amazonaws.com\nRange: bytes=0-9 \nx-amz-content-sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nx-amz-date: 20130524T000000Z ",
@@ -36,7 +26,7 @@ enum S3SigningExamples {
             authz:
                 "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"
         ),
-        S3Example(
+        SuiteVector(
             name: "PUT Object",
             req:
                 "PUT test$file.text HTTP/1.1\nHost: examplebucket.s3.amazonaws.com\nDate: Fri, 24 May 2013 00:00:00 GMT\nx-amz-date: 20130524T000000Z \nx-amz-storage-class: REDUCED_REDUNDANCY\nx-amz-content-sha256: 44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072\n\nWelcome to Amazon S3.",
@@ -47,7 +37,7 @@ enum S3SigningExamples {
             authz:
                 "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,Signature=98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd"
         ),
-        S3Example(
+        SuiteVector(
             name: "GET Bucket Lifecycle",
             req:
                 "GET ?lifecycle HTTP/1.1\nHost: examplebucket.s3.amazonaws.com\nx-amz-date: 20130524T000000Z \nx-amz-content-sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
@@ -58,7 +48,7 @@ enum S3SigningExamples {
             authz:
                 "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;x-amz-content-sha256;x-amz-date,Signature=fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543"
         ),
-        S3Example(
+        SuiteVector(
             name: "Get Bucket (List Objects)",
             req:
                 "GET ?max-keys=2&prefix=J HTTP/1.1\nHost: examplebucket.s3.amazonaws.com\nx-amz-date: 20130524T000000Z \nx-amz-content-sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",

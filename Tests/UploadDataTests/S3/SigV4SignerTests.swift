@@ -64,7 +64,7 @@ struct SigV4SignerTests {
     // MARK: - S3 API reference examples
 
     @Test("S3 signing example", arguments: S3SigningExamples.examples)
-    func s3Example(_ example: S3Example) throws {
+    func s3Example(_ example: SuiteVector) throws {
         let request = ParsedRequest(example.req)
         let payloadHash = try #require(value(request.headers, "x-amz-content-sha256"))
             .trimmingCharacters(in: .whitespaces)
