@@ -103,6 +103,15 @@ extension UploadCommand {
             throw UsageError(description: "use only one of --to, --put and --presign")
         }
 
+        if let results {
+            let folder = (FileScanner.absolute(results) as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
+                access(folder, W_OK) == 0
+            else {
+                throw UsageError(description: "--results \(Sanitizer.displayName(results)): cannot write in \(folder)")
+            }
+        }
         let scan: FileScanner.Result
         do {
             scan = try FileScanner(recursive: recursive, includeHidden: hidden).scan(paths)

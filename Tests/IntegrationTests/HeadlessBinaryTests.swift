@@ -81,6 +81,7 @@ struct HeadlessBinaryTests {
             [folder.path, "--to", "s3:///no-bucket"],
             [folder.path, "--to", "s3://pets/"],  // no credentials anywhere
             [folder.path, "--to", "s3://pets/", "--part-size", "1M"],
+            [folder.path, "--to", url, "--results", "/nonexistent-folder/r.json"],
         ]
         let home = try TestFolder("home")
         // No AWS credentials in the environment or in ~/.aws: the S3 cases must stop before sending.

@@ -120,7 +120,8 @@ public struct FileScanner: Sendable {
             contentType: MediaType.detect(header: header, name: relative), unreadableReason: problem)
     }
 
-    static func absolute(_ path: String) -> String {
+    /// `path` made absolute against the working directory, `~` expanded and `.`/`..` resolved.
+    public static func absolute(_ path: String) -> String {
         let expanded = (path as NSString).expandingTildeInPath
         let full = expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded
         return (full as NSString).standardizingPath
