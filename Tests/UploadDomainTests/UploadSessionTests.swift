@@ -101,6 +101,22 @@ struct UploadSessionTests {
         #expect(await session.snapshot().toast == .done)
     }
 
+    @Test("pause and resume go to the transport for the file's transfer and show on its row")
+    func pauseResume() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(items: items([10]), planner: EchoPlanner(), transport: transport)
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let request = try #require(await started.next())
+        await session.handle(.togglePause(fileID: 0))
+        #expect(await session.snapshot().files[0].isPaused)
+        await session.handle(.togglePause(fileID: 0))
+        #expect(await !session.snapshot().files[0].isPaused)
+        #expect(transport.pausedCalls.withLock { $0 } == [true, false])
+        request.reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+    }
+
     @Test("a batch request spreads its progress over its files in order")
     func batchProgress() async throws {
         let transport = InMemoryTransport()
