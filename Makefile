@@ -25,7 +25,9 @@ build: deps
 ## Unit and integration tests: real libcurl against the reference server on 127.0.0.1.
 test: deps
 	swift build --build-tests
-	UPLOADER_BIN="$(BIN)" swift test --skip-build
+	@# CI shows only the tail of the log, so the failures are printed again at the end.
+	@set -o pipefail; UPLOADER_BIN="$(BIN)" swift test --skip-build 2>&1 | tee .build/test.log || { \
+		status=$$?; echo "==== failed tests ===="; grep -E '✘|error:|fatal' .build/test.log | tail -40; exit $$status; }
 
 ## Starts uploader-server on a free port, makes sample images, uploads them with uploader-tui, stops the server.
 demo: build

@@ -101,11 +101,12 @@ extension FaultInjector {
                     context.bodyBytes.add(chunk.readableBytes)
                 }
             }
-            await FaultInjector.resetConnection(context.channel)
+            // Counted before the reset: a client that sees it may read the statistics at once.
             statistics.record { [bytes = context.bodyBytes.value] in
                 $0.resets += 1
                 $0.bytesReceived += bytes
             }
+            await FaultInjector.resetConnection(context.channel)
             throw ConnectionResetInjected()
         }
     }
