@@ -56,6 +56,13 @@ void cn_stop(void) {
     fflush(stdout);
 }
 
+void cn_restore_for_exit(void) {
+    if (cn_screen == NULL) return;
+    curs_set(1);
+    endwin();
+    fflush(stdout);
+}
+
 int cn_rows(void) { return cn_screen ? getmaxy(stdscr) : 0; }
 int cn_cols(void) { return cn_screen ? getmaxx(stdscr) : 0; }
 

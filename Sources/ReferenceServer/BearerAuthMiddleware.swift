@@ -1,25 +1,32 @@
 import Hummingbird
 
-/// Rejects requests without `Authorization: Bearer <token>`, except `GET /healthz` (which load
-/// balancers and scripts poll without credentials) and `PUT /objects/...` (whose credential is the
-/// upload ticket's signature; an `Authorization` header there is ignored).
+/// Rejects requests without a current bearer token (the configured one or one issued by
+/// `POST /auth/refresh`), except `GET /healthz` (which load balancers and scripts poll without
+/// credentials), `PUT /objects/...` (whose credential is the upload ticket's signature; an
+/// `Authorization` header there is ignored) and `POST /auth/refresh` (which accepts expired tokens
+/// and so checks for itself).
 struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = UploadRequestContext
 
-    let token: String
+    let authority: TokenAuthority
     let statistics: StatisticsRecorder
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        if request.uri.path == "/healthz" || Self.isTicketUpload(request) {
+        if request.uri.path == "/healthz" || Self.isTicketUpload(request) || AuthRoutes.isRefresh(request) {
             return try await next(request, context)
         }
-        guard let header = request.headers[.authorization], Self.matches(header, token: token) else {
+        switch authority.verdict(forAuthorization: request.headers[.authorization]) {
+        case .valid:
+            return try await next(request, context)
+        case .expired:
             statistics.record { $0.unauthorized += 1 }
-            throw ReferenceServerError(.unauthorized, "unauthorized", headers: ["WWW-Authenticate": "Bearer"])
+            throw Self.expiredError
+        case .invalid:
+            statistics.record { $0.unauthorized += 1 }
+            throw Self.unauthorizedError
         }
-        return try await next(request, context)
     }
 
     /// `PUT /objects/...`: authorised by the ticket signature in its query string instead.
@@ -27,17 +34,15 @@ struct BearerAuthMiddleware: RouterMiddleware {
         request.method == .put && request.uri.path.hasPrefix("/objects/")
     }
 
-    /// Checks `Bearer <token>` (scheme case-insensitive) without an early exit on the first
-    /// differing byte, so response timing does not reveal how much of a guess was right.
-    static func matches(_ header: String, token: String) -> Bool {
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
-        let given = Array(parts[1].utf8)
-        let expected = Array(token.utf8)
-        var difference = UInt8(given.count == expected.count ? 0 : 1)
-        for index in 0..<expected.count {
-            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
-        }
-        return difference == 0
+    /// 401 for a missing, malformed or unknown credential.
+    static var unauthorizedError: ReferenceServerError {
+        ReferenceServerError(.unauthorized, "unauthorized", headers: ["WWW-Authenticate": "Bearer"])
+    }
+
+    /// 401 for an authentic token past its expiry; RFC 6750's `invalid_token` tells a client that
+    /// refreshing, not asking the user, is the fix.
+    static var expiredError: ReferenceServerError {
+        ReferenceServerError(
+            .tokenExpired, "token expired", headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
     }
 }

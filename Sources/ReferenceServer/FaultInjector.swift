@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
+import ServiceLifecycle
 
 /// What the fault injector decided for one upload request.
 enum FaultDecision: Equatable, Sendable {
@@ -11,12 +12,17 @@ enum FaultDecision: Equatable, Sendable {
     case fail(status: Int, retryAfter: Int?)
     /// Drop the TCP connection without sending any response.
     case reset
+    /// Read one body chunk, then neither read nor answer until the client closes the connection.
+    case stall
 }
 
 /// Thrown after a connection was reset on purpose, so nothing tries to answer the request.
 struct ConnectionResetInjected: Error {}
 
-/// Decides per request whether to inject a failure or a connection reset.
+/// Thrown when the client closed a connection stalled on purpose; there is nobody left to answer.
+struct StalledConnectionClosed: Error {}
+
+/// Decides per request whether to inject a failure, a connection reset or a stall.
 ///
 /// Decisions come from a seedable generator so a test (or a demo script) can replay the same
 /// sequence of faults; the generator is shared by concurrent requests, hence the lock.
@@ -25,6 +31,7 @@ final class FaultInjector: Sendable {
     private let failStatus: Int
     private let retryAfter: Int?
     private let resetRate: Double
+    private let stallRate: Double
     private let generator: NIOLockedValueBox<SplitMix64>
 
     init(configuration: ReferenceServerConfiguration) {
@@ -32,19 +39,24 @@ final class FaultInjector: Sendable {
         self.failStatus = configuration.failStatus
         self.retryAfter = configuration.retryAfter
         self.resetRate = configuration.resetRate
+        self.stallRate = configuration.stallRate
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.generator = NIOLockedValueBox(SplitMix64(seed: seed))
     }
 
-    /// Draws the fault for the next request. Resets are checked first so `resetRate` and
-    /// `failRate` act as independent-looking knobs (a reset request is never also a failure).
+    /// Draws the fault for the next request. Resets are checked first, then failures, then stalls,
+    /// so the rates act as independent-looking knobs (a reset request is never also a failure).
+    ///
+    /// The stall draw comes third and only when `stallRate > 0`, so a seed replays the same
+    /// resets and failures as it did before stalls existed.
     func nextDecision() -> FaultDecision {
-        guard failRate > 0 || resetRate > 0 else { return .none }
-        let (resetDraw, failDraw) = generator.withLockedValue { rng in
-            (rng.nextUnitInterval(), rng.nextUnitInterval())
+        guard failRate > 0 || resetRate > 0 || stallRate > 0 else { return .none }
+        let (resetDraw, failDraw, stallDraw) = generator.withLockedValue { rng in
+            (rng.nextUnitInterval(), rng.nextUnitInterval(), stallRate > 0 ? rng.nextUnitInterval() : 1)
         }
         if resetDraw < resetRate { return .reset }
         if failDraw < failRate { return .fail(status: failStatus, retryAfter: retryAfter) }
+        if stallDraw < stallRate { return .stall }
         return .none
     }
 
@@ -60,6 +72,22 @@ final class FaultInjector: Sendable {
         try? await channel.close(mode: .all).get()
     }
 
+    /// Returns once the client has hung up, or the server shuts down (the stalled request would
+    /// never finish, so a graceful shutdown need not wait for it), or the task is cancelled; then
+    /// closes the connection. A stalled handler thus never outlives its client or its server.
+    static func waitForHangUp(on channel: any Channel) async {
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await HangUpObserver.waitForHangUp(on: channel)
+            } onCancel: {
+                channel.close(promise: nil)
+            }
+        } onGracefulShutdown: {
+            channel.close(promise: nil)
+        }
+        try? await channel.close(mode: .all).get()
+    }
+
     /// Builds the response for an injected failure.
     static func failureError(status: Int, retryAfter: Int?) -> ReferenceServerError {
         var headers: [String: String] = [:]
@@ -71,7 +99,8 @@ final class FaultInjector: Sendable {
 extension FaultInjector {
     /// Applies the per-request fault draw of an upload route: returns normally for "no fault"
     /// (after sending any pending `100 Continue`), otherwise throws after either draining the body
-    /// (injected HTTP failure) or killing the connection (reset).
+    /// (injected HTTP failure), killing the connection (reset) or waiting for the client to give up
+    /// (stall).
     func apply(
         to request: Request, context: UploadRequestContext, statistics: StatisticsRecorder
     ) async throws {
@@ -108,6 +137,24 @@ extension FaultInjector {
             }
             await FaultInjector.resetConnection(context.channel)
             throw ConnectionResetInjected()
+        case .stall:
+            // Counted before the `100 Continue`: a client that waits for it cannot time out and
+            // read the statistics before the stall is recorded.
+            statistics.record { $0.stalls += 1 }
+            await ContinueExpectationHandler.sendContinueIfPending(on: context.channel)
+            // One chunk, so the upload is seen to start; the iterator is then simply abandoned.
+            // Hummingbird's body stream applies backpressure, the socket buffers fill and the
+            // client's send stalls. Its close reaches us (see `HangUpObserver`) as long as the rest
+            // of its body fitted in the socket buffers; with more, TCP queues its FIN behind bytes
+            // we never read (and drops the orphaned socket later without a RST), so then only the
+            // server's shutdown ends the wait.
+            var iterator = request.body.makeAsyncIterator()
+            if let chunk = try? await iterator.next() {
+                context.bodyBytes.add(chunk.readableBytes)
+                statistics.record { $0.bytesReceived += chunk.readableBytes }
+            }
+            await FaultInjector.waitForHangUp(on: context.channel)
+            throw StalledConnectionClosed()
         }
     }
 }

@@ -251,7 +251,7 @@ struct ObjectRoutes: Sendable {
         }
         statistics.record { [bytes = context.bodyBytes.value] in
             $0.bytesReceived += bytes
-            $0.filesStored += 1
+            $0.recordStored(destination.rootRelativePath)
         }
         return JSONResponse.make(
             status: 200, body: ObjectUploadResponse(key: key, size: sink.size, sha256: sha256, etag: etag),

@@ -31,6 +31,7 @@ public actor ReferenceServer {
     private let manifests = ManifestStore()
     private let objects = ObjectStore()
     private let signer: TicketSigner
+    private let tokens: TokenAuthority
     private let requestLogger: Logger
     private let frameworkLogger: Logger
     private var state = State.idle
@@ -40,6 +41,8 @@ public actor ReferenceServer {
         self.configuration = configuration
         self.faults = FaultInjector(configuration: configuration)
         self.signer = TicketSigner(secret: configuration.ticketSecret)
+        self.tokens = TokenAuthority(
+            staticToken: configuration.token, ttl: configuration.tokenTTL, now: configuration.now)
         var requestLogger = Logger(label: "uploader-server") { StreamLogHandler.standardError(label: $0) }
         requestLogger.logLevel = configuration.logRequests ? .info : .critical
         self.requestLogger = requestLogger
@@ -51,6 +54,14 @@ public actor ReferenceServer {
 
     /// Counters since the server was created.
     public var statistics: ServerStatistics { recorder.snapshot }
+
+    /// Makes every bearer token issued so far, and the configured static token, expired from now on
+    /// (401 `invalid_token` on the protected routes; `POST /auth/refresh` still trades them for a
+    /// new one). Tokens issued after the call are valid. For tests that need a token to expire at a
+    /// chosen moment, with or without `tokenTTL`.
+    public nonisolated func expireTokens() {
+        tokens.expireAll()
+    }
 
     /// Starts listening; returns once the port is bound.
     /// - Returns: the bound port (useful with `port: 0`). Calling it again while running returns
@@ -121,7 +132,8 @@ public actor ReferenceServer {
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: makeRouter(root: root),
-            server: .http1(configuration: .init(additionalChannelHandlers: [ContinueExpectationHandler()])),
+            server: .http1(
+                configuration: .init(additionalChannelHandlers: [ContinueExpectationHandler(), HangUpObserver()])),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),
                 backlog: configuration.backlog,
@@ -162,9 +174,10 @@ public actor ReferenceServer {
     private func makeRouter(root: String) -> Router<UploadRequestContext> {
         let router = Router(context: UploadRequestContext.self)
         router.add(middleware: RequestLogMiddleware(logger: requestLogger, statistics: recorder))
-        if let token = configuration.token {
-            router.add(middleware: BearerAuthMiddleware(token: token, statistics: recorder))
+        if configuration.token != nil {
+            router.add(middleware: BearerAuthMiddleware(authority: tokens, statistics: recorder))
         }
+        AuthRoutes(authority: tokens, statistics: recorder).register(on: router)
         UploadRoutes(
             root: root, modelingDelay: configuration.modelingDelay, statistics: recorder,
             faults: faults, manifests: manifests

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Settings for a ``ReferenceServer``: where it listens, where it stores files, and which faults it
 /// injects so clients can be tested against an unreliable peer.
 public struct ReferenceServerConfiguration: Sendable {
@@ -8,8 +10,15 @@ public struct ReferenceServerConfiguration: Sendable {
     /// Directory where received files go (`<root>/datasets/...`, `<root>/files/...` and
     /// `<root>/objects/...`).
     public var root: String
-    /// When set, every route but `/healthz` needs `Authorization: Bearer <token>`, else 401.
+    /// When set, every route but `/healthz`, `PUT /objects/...` and `POST /auth/refresh` needs
+    /// `Authorization: Bearer <token>` (this token or one issued by `POST /auth/refresh`), else 401.
     public var token: String? = nil
+    /// Seconds a bearer token stays valid: `token` until the server's creation + TTL, issued tokens
+    /// until their issue + TTL; an expired one gets 401 `invalid_token`. Nil: tokens never expire
+    /// (unless ``ReferenceServer/expireTokens()`` is called).
+    public var tokenTTL: Double? = nil
+    /// Seconds since 1970; token expiry reads this clock so tests can move time without sleeping.
+    public var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
     /// Seconds added after the modeling step, before answering an image upload.
     public var modelingDelay: Double = 0
     /// Probability (0...1) that an upload is answered with `failStatus` instead of being stored.
@@ -20,6 +29,11 @@ public struct ReferenceServerConfiguration: Sendable {
     public var retryAfter: Int? = nil
     /// Probability (0...1) that an upload's connection is dropped mid-request with no response.
     public var resetRate: Double = 0
+    /// Probability (0...1) that an upload stalls: the server reads its first body chunk, then stops
+    /// reading and never answers until the client gives up and closes the connection. (A client
+    /// whose unsent rest exceeds the socket buffers cannot signal its close; such a stalled request
+    /// is ended when the server stops.)
+    public var stallRate: Double = 0
     /// Seeds the fault RNG so fault sequences are reproducible; random when nil.
     public var seed: UInt64? = nil
     /// Length of the queue of not-yet-accepted connections; large so bursts of parallel uploads

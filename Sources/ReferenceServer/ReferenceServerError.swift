@@ -17,6 +17,8 @@ public struct ReferenceServerError: Error, Sendable, Equatable, CustomStringConv
 
         /// Missing or wrong bearer token.
         public static let unauthorized = Code(rawValue: "unauthorized")
+        /// An authentic bearer token past its expiry; `POST /auth/refresh` trades it for a new one.
+        public static let tokenExpired = Code(rawValue: "tokenExpired")
         /// The request is not `multipart/form-data` or has no boundary.
         public static let notMultipart = Code(rawValue: "notMultipart")
         /// The multipart body could not be parsed or ended early.
@@ -82,7 +84,7 @@ public struct ReferenceServerError: Error, Sendable, Equatable, CustomStringConv
 
     static func defaultStatus(for code: Code) -> Int {
         switch code {
-        case .unauthorized: 401
+        case .unauthorized, .tokenExpired: 401
         case .notMultipart, .malformedMultipart, .invalidPath, .invalidRequest: 400
         case .fieldTooLarge: 413
         case .pathConflict: 409

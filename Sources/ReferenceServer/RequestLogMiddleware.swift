@@ -17,7 +17,11 @@ struct RequestLogMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let started = ContinuousClock.now
-        statistics.record { $0.requests += 1 }
+        let arrived = Date().timeIntervalSince1970
+        statistics.record { statistics in
+            statistics.requests += 1
+            if statistics.firstRequestAt == nil { statistics.firstRequestAt = arrived }
+        }
         let response: Response
         do {
             response = try await next(request, context)
@@ -25,6 +29,9 @@ struct RequestLogMiddleware: RouterMiddleware {
             log(request, status: "RESET", context: context, responseBytes: 0, started: started)
             // Re-throw so Hummingbird has nothing to send; the channel is already closed.
             throw ConnectionResetInjected()
+        } catch is StalledConnectionClosed {
+            log(request, status: "STALLED", context: context, responseBytes: 0, started: started)
+            throw StalledConnectionClosed()
         } catch {
             response = Self.jsonResponse(for: error, request: request, context: context)
         }

@@ -12,6 +12,9 @@ public struct ServerStatistics: Codable, Sendable, Equatable {
     public var faultsInjected: Int = 0
     /// Connections dropped on purpose without a response.
     public var resets: Int = 0
+    /// Uploads stalled on purpose: first body chunk read, then no reading and no answer until the
+    /// client closed the connection.
+    public var stalls: Int = 0
     /// Requests refused for a missing or wrong bearer token.
     public var unauthorized: Int = 0
     /// Request body bytes read on the upload routes.
@@ -21,16 +24,26 @@ public struct ServerStatistics: Codable, Sendable, Equatable {
     /// `PUT /objects/...` requests refused for their ticket (bad signature, expired, wrong
     /// content type, too large, missing parameters).
     public var ticketsRejected: Int = 0
+    /// Tokens issued by `POST /auth/refresh`.
+    public var refreshes: Int = 0
+    /// How many times each file was renamed into its final place, keyed by its path relative to
+    /// the server root: `datasets/<id>/<sanitised multipart filename>` (the filename may contain
+    /// folders; there is no `images/` level), `files/<path>` or `objects/<key>`. A count above 1
+    /// means the same path was uploaded again (the later upload replaced the earlier bytes).
+    public var storedByPath: [String: Int] = [:]
+    /// When the first request arrived, in seconds since 1970; `nil` until then. `make bench` reads
+    /// it to time a client's start-up to its first request.
+    public var firstRequestAt: Double?
 
     /// Creates all-zero statistics.
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
         case requests, filesStored, faultsInjected, resets, unauthorized, bytesReceived
-        case ticketsIssued, ticketsRejected
+        case ticketsIssued, ticketsRejected, refreshes, stalls, storedByPath, firstRequestAt
     }
 
-    /// Decodes counters; any missing key (e.g. from an older server) counts as zero.
+    /// Decodes counters; any missing key (e.g. from an older server) counts as zero (or empty).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func value(_ key: CodingKeys) throws -> Int { try container.decodeIfPresent(Int.self, forKey: key) ?? 0 }
@@ -42,6 +55,17 @@ public struct ServerStatistics: Codable, Sendable, Equatable {
         bytesReceived = try value(.bytesReceived)
         ticketsIssued = try value(.ticketsIssued)
         ticketsRejected = try value(.ticketsRejected)
+        refreshes = try value(.refreshes)
+        stalls = try value(.stalls)
+        storedByPath = try container.decodeIfPresent([String: Int].self, forKey: .storedByPath) ?? [:]
+        firstRequestAt = try container.decodeIfPresent(Double.self, forKey: .firstRequestAt)
+    }
+
+    /// Counts one more file stored at `rootRelativePath` (in both ``filesStored`` and
+    /// ``storedByPath``).
+    mutating func recordStored(_ rootRelativePath: String) {
+        filesStored += 1
+        storedByPath[rootRelativePath, default: 0] += 1
     }
 }
 

@@ -44,12 +44,17 @@ struct UploadRoutes: Sendable {
             try receiver.finish()
         } catch {
             receiver.abort()
-            statistics.record { [bytes = context.bodyBytes.value] in $0.bytesReceived += bytes }
+            // Parts completed before the failure are already in place: count them, so a client
+            // that retries the whole form shows up as storing them twice.
+            statistics.record { [bytes = context.bodyBytes.value, stored = receiver.files] in
+                $0.bytesReceived += bytes
+                for file in stored { $0.recordStored(file.destination.rootRelativePath) }
+            }
             throw error
         }
-        statistics.record { [bytes = context.bodyBytes.value, stored = receiver.files.count] in
+        statistics.record { [bytes = context.bodyBytes.value, stored = receiver.files] in
             $0.bytesReceived += bytes
-            $0.filesStored += stored
+            for file in stored { $0.recordStored(file.destination.rootRelativePath) }
         }
 
         let records = try await Self.model(receiver.files)
@@ -85,7 +90,7 @@ struct UploadRoutes: Sendable {
         }
         statistics.record { [bytes = context.bodyBytes.value] in
             $0.bytesReceived += bytes
-            $0.filesStored += 1
+            $0.recordStored(destination.rootRelativePath)
         }
         let body = FileUploadResponse(path: destination.rootRelativePath, size: sink.size, sha256: sha256)
         return JSONResponse.make(status: 201, body: body)

@@ -13,6 +13,7 @@ struct UploaderServerCommand: AsyncParsableCommand {
             PUT /files/<path> under <root>/files/. POST /presigned-urls issues signed upload tickets
             (PUT /objects/<key>?expires=&ct=&max=&sig=, no bearer token needed) stored under
             <root>/objects/<key>; GET/HEAD/DELETE /objects/<key> read and remove them.
+            POST /auth/refresh trades a bearer token (even an expired one) for a fresh one.
             GET /healthz answers "ok"; GET /_stats returns counters.
             Fault injection options make it a deliberately unreliable peer for client testing.
             """)
@@ -29,6 +30,9 @@ struct UploaderServerCommand: AsyncParsableCommand {
     @Option(help: "Require 'Authorization: Bearer <token>' on every route but /healthz (default: $UPLOADER_SERVER_TOKEN).")
     var token: String?
 
+    @Option(name: .customLong("token-ttl"), help: ArgumentHelp("Seconds a bearer token stays valid: --token from startup, tokens from POST /auth/refresh from issue (default: forever).", valueName: "seconds"))
+    var tokenTTL: Double?
+
     @Option(name: .customLong("modeling-delay"), help: ArgumentHelp("Extra seconds to wait after the modeling step before answering an image upload.", valueName: "seconds"))
     var modelingDelay: Double = 0
 
@@ -43,6 +47,9 @@ struct UploaderServerCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("reset-rate"), help: ArgumentHelp("Probability (0-1) that an upload's connection is dropped mid-request with no response.", valueName: "p"))
     var resetRate: Double = 0
+
+    @Option(name: .customLong("stall-rate"), help: ArgumentHelp("Probability (0-1) that an upload stalls: one body chunk is read, then nothing is read or answered until the client gives up.", valueName: "p"))
+    var stallRate: Double = 0
 
     @Option(help: ArgumentHelp("Seed for the fault generator, for reproducible fault sequences.", valueName: "n"))
     var seed: UInt64?
@@ -63,8 +70,11 @@ struct UploaderServerCommand: AsyncParsableCommand {
     var portFile: String?
 
     func validate() throws {
-        guard (0...1).contains(failRate), (0...1).contains(resetRate) else {
-            throw ValidationError("--fail-rate and --reset-rate must be between 0 and 1.")
+        guard (0...1).contains(failRate), (0...1).contains(resetRate), (0...1).contains(stallRate) else {
+            throw ValidationError("--fail-rate, --reset-rate and --stall-rate must be between 0 and 1.")
+        }
+        if let tokenTTL, !(tokenTTL > 0 && tokenTTL.isFinite) {
+            throw ValidationError("--token-ttl must be a positive number of seconds.")
         }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         guard (100...599).contains(failStatus) else { throw ValidationError("--fail-status must be an HTTP status (100-599).") }
@@ -78,11 +88,13 @@ struct UploaderServerCommand: AsyncParsableCommand {
         configuration.host = host
         configuration.port = port
         configuration.token = token ?? ProcessInfo.processInfo.environment["UPLOADER_SERVER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        configuration.tokenTTL = tokenTTL
         configuration.modelingDelay = modelingDelay
         configuration.failRate = failRate
         configuration.failStatus = failStatus
         configuration.retryAfter = retryAfter
         configuration.resetRate = resetRate
+        configuration.stallRate = stallRate
         configuration.seed = seed
         configuration.ticketTTL = ticketTTL
         configuration.ticketSecret = ticketSecret

@@ -13,8 +13,9 @@ struct UploadCommand: ParsableCommand {
             Modes: --to URL posts multipart/form-data; --to s3://bucket/prefix/ uploads to S3;
             --put URL/ PUTs each file's bytes to URL + its path; --presign URL asks an API for presigned URLs
             and PUTs each file to its own.
-            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, 3 nothing to upload,
-            130 interrupted.
+            A journal remembers every file's outcome, so a rerun skips what is done and resumes the rest.
+            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error (or an unusable journal),
+            3 nothing to upload, 130 interrupted.
             """)
 
     @Argument(help: "Files or folders to upload.")
@@ -67,11 +68,37 @@ struct UploadCommand: ParsableCommand {
     @Option(help: "Bearer token (default: $UPLOADER_TOKEN). Never printed.")
     var token: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Run this shell command for a new bearer token when the server answers 401 (its output is the token).",
+            valueName: "cmd"))
+    var tokenCommand: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "POST here for a new bearer token when the server answers 401 (JSON access_token or token).",
+            valueName: "url"))
+    var refreshURL: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Journal of outcomes (default $XDG_STATE_HOME/uploader-tui/journal.sqlite).", valueName: "path"))
+    var journal: String?
+
+    @Flag(help: "Ignore the journal: upload everything and record nothing.")
+    var noResume = false
+
+    @Flag(help: "Upload only the files that failed last time to this destination.")
+    var retryFailed = false
+
     @Option(help: "Requests in flight at once (1-64).")
     var concurrency = 4
 
     @Option(help: "Retries per file for connection errors, timeouts, 408, 429 and 5xx.")
     var retries = 5
+
+    @Option(help: ArgumentHelp("Abort and retry a transfer that sends nothing for this many seconds.", valueName: "s"))
+    var stallTimeout = 30.0
 
     @Option(
         help: ArgumentHelp(

@@ -32,6 +32,19 @@ struct UploadPlan {
     var headless: Bool
     var json: Bool
     var exitWhenDone: Bool
+    /// Where outcomes are kept; nil with `--no-resume`.
+    var journalPath: String?
+    var retryFailed: Bool
+    var tokenSource: TokenSource?
+    /// The first token, when the command line or environment gave one.
+    var initialToken: String?
+    var headers: [HTTPHeader]
+}
+
+/// Where new bearer tokens come from.
+enum TokenSource {
+    case command(String)
+    case refreshURL(String)
 }
 
 extension UploadCommand {
@@ -75,6 +88,26 @@ extension UploadCommand {
         if let bearer, bearer.contains(where: { $0.isNewline }) {
             throw UsageError(description: "the token holds a line break")
         }
+        let tokenSource: TokenSource?
+        switch (tokenCommand, refreshURL) {
+        case (let command?, nil): tokenSource = .command(command)
+        case (nil, let url?): tokenSource = .refreshURL(try Self.validate(url: url, option: "--refresh-url"))
+        case (nil, nil): tokenSource = nil
+        default: throw UsageError(description: "use only one of --token-command and --refresh-url")
+        }
+        if tokenSource != nil, to?.lowercased().hasPrefix("s3://") == true {
+            throw UsageError(description: "--token-command and --refresh-url are for HTTP destinations, not S3")
+        }
+        // With a token source and no token yet, the first request fetches one; "" marks requests that carry it.
+        let carried = bearer ?? (tokenSource == nil ? nil : "")
+        guard stallTimeout >= 0, stallTimeout.isFinite else {
+            throw UsageError(description: "--stall-timeout takes seconds (0 switches it off)")
+        }
+        if retryFailed, noResume {
+            throw UsageError(description: "--retry-failed needs the journal; drop --no-resume")
+        }
+        let environment = ProcessInfo.processInfo.environment
+        let journalPath = noResume ? nil : FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: environment))
 
         let destination: UploadPlan.Destination
         let target: String
@@ -86,16 +119,16 @@ extension UploadCommand {
             target = try Self.validate(url: url, option: "--to")
             destination = .planner(
                 MultipartPlanner(
-                    url: target, fileField: field, fields: fields, headers: headers, token: bearer,
+                    url: target, fileField: field, fields: fields, headers: headers, token: carried,
                     batchSize: batchSize))
         case (nil, let url?, nil):
             target = try Self.validate(url: url, option: "--put")
-            destination = .planner(PutPlanner(baseURL: target, headers: headers, token: bearer))
+            destination = .planner(PutPlanner(baseURL: target, headers: headers, token: carried))
         case (nil, nil, let url?):
             target = try Self.validate(url: url, option: "--presign")
             guard presignBatch >= 1 else { throw UsageError(description: "--presign-batch must be 1 or more") }
             destination = .presign(
-                endpoint: target, token: bearer, headers: headers, mediaType: mediaType, batch: presignBatch)
+                endpoint: target, token: carried, headers: headers, mediaType: mediaType, batch: presignBatch)
         case (nil, nil, nil):
             throw UsageError(
                 description: "say where to upload: --to URL (multipart POST), --put URL/ (PUT) or --presign URL")
@@ -123,15 +156,16 @@ extension UploadCommand {
             throw NothingToUpload(
                 description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)")
         }
-        let environment = ProcessInfo.processInfo.environment
         let headless = noTUI || json || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
         return UploadPlan(
             items: scan.items, notes: scan.notes, destinationKind: destination, resultsPath: results,
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(
-                concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast),
-            engineOptions: CurlEngine.Options(insecure: insecure, maxSendSpeed: speed),
-            headless: headless, json: json, exitWhenDone: exitWhenDone)
+                concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
+                tokenRefreshes: tokenSource == nil ? 0 : 2),
+            engineOptions: CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout),
+            headless: headless, json: json, exitWhenDone: exitWhenDone, journalPath: journalPath,
+            retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers)
     }
 
     /// S3 with the upload's sizes, each checked before anything is sent.

@@ -10,30 +10,57 @@ import UploaderTUI
 struct UploadRun {
     let plan: UploadPlan
 
-    func run() async -> ExitStatus {
+    /// - Throws: `UsageError` for an unusable journal, `NothingToUpload` when `--retry-failed` finds nothing.
+    func run() async throws -> ExitStatus {
+        let journal = try openJournal()
+        var items = plan.items
+        if plan.retryFailed, let journal {
+            let failed = Set(journal.failedFiles())
+            items = UploadItem.renumbered(items.filter { failed.contains($0.path) })
+            guard !items.isEmpty else {
+                journal.close(counts: PhaseCounts())
+                throw NothingToUpload(description: "no file failed last time to \(plan.destination)")
+            }
+        }
         let engine = CurlEngine(options: plan.engineOptions)
         defer { engine.shutdown() }
+        let tokens = TokenStore(initial: plan.initialToken, provider: tokenProvider(engine))
+        let transport = AuthorizingTransport(engine, tokens: tokens)
         let planner: any RequestPlanner
         switch plan.destinationKind {
+        case .planner(var s3 as S3Planner):
+            s3.checkpoints = journal
+            planner = s3
         case .planner(let fixed):
             planner = fixed
         case .presign(let endpoint, let token, let headers, let mediaType, let batch):
             planner = PresignPlanner(
                 endpoint: endpoint, token: token, headers: headers, mediaType: mediaType, ticketBatch: batch,
-                items: plan.items, transport: engine)
+                items: items, transport: transport)
+        }
+        var done: Set<Int> = []
+        if let journal {
+            let prior = journal.priorOutcomes(of: items, destinations: items.map(planner.destination(of:)))
+            done = Set(prior.filter { $0.value == .done }.keys)
         }
         let session = UploadSession(
-            items: plan.items, planner: planner, transport: engine, configuration: plan.configuration)
+            items: items, planner: planner, transport: transport, configuration: plan.configuration, journal: journal)
         let screen = Mutex<Task<TUIOutcome, any Error>?>(nil)
-        let interrupts = InterruptWatcher {
-            screen.withLock { $0?.cancel() }
-            Task { await session.handle(.cancelAll) }
-        }
+        let interrupts = InterruptWatcher(
+            onFirst: {
+                screen.withLock { $0?.cancel() }
+                Task { await session.handle(.cancelAll) }
+            },
+            beforeExit: {
+                // A second signal exits at once, but not before what is recorded is on disk.
+                journal?.flush()
+                CursesTerminal.restoreBeforeExit()
+            })
         defer { interrupts.stop() }
         if plan.headless {
-            await runHeadless(session)
+            await runHeadless(session, skipping: done)
         } else {
-            await session.start()
+            await session.start(skipping: done)
             let configuration = TUIConfiguration(
                 source: plan.source, destination: plan.destination, exitWhenDone: plan.exitWhenDone)
             let task = Task { try await TUIApp.run(session: session, configuration: configuration) }
@@ -47,10 +74,11 @@ struct UploadRun {
             } catch {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
-                await runHeadless(session)
+                await runHeadless(session, skipping: done)
             }
         }
         let snapshot = await session.snapshot()
+        journal?.close(counts: snapshot.progress.counts)
         if let path = plan.resultsPath {
             do {
                 try ResultsFile.write(snapshot.files, to: path)
@@ -61,7 +89,25 @@ struct UploadRun {
         return ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
     }
 
-    private func runHeadless(_ session: UploadSession) async {
+    private func openJournal() throws -> SQLiteJournal? {
+        guard let path = plan.journalPath else { return nil }
+        do {
+            return try SQLiteJournal.open(
+                path: path, destination: plan.destination, arguments: plan.source + " -> " + plan.destination)
+        } catch {
+            throw UsageError(description: error.description)
+        }
+    }
+
+    private func tokenProvider(_ engine: CurlEngine) -> (any TokenProvider)? {
+        switch plan.tokenSource {
+        case .command(let command): CommandTokenProvider(command: command)
+        case .refreshURL(let url): RefreshURLTokenProvider(url: url, headers: plan.headers, transport: engine)
+        case nil: nil
+        }
+    }
+
+    private func runHeadless(_ session: UploadSession, skipping done: Set<Int>) async {
         let reporter = HeadlessReporter(json: plan.json)
         for note in plan.notes { await reporter.note(note) }
         let total = plan.items.count
@@ -74,7 +120,7 @@ struct UploadRun {
                 await reporter.progress(await session.snapshot())
             }
         }
-        await session.start()
+        await session.start(skipping: done)
         await session.waitUntilIdle()
         ticker.cancel()
         await session.finishEvents()
@@ -92,13 +138,18 @@ final class InterruptWatcher: @unchecked Sendable {
     private var sources: [any DispatchSourceSignal] = []
     private var count = 0
 
-    init(onFirst: @escaping @Sendable () -> Void) {
+    init(onFirst: @escaping @Sendable () -> Void, beforeExit: @escaping @Sendable () -> Void) {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
             source.setEventHandler { [unowned self] in
                 count += 1
-                if count == 1 { onFirst() } else { exit(ExitStatus.interrupted.rawValue) }
+                if count == 1 {
+                    onFirst()
+                } else {
+                    beforeExit()
+                    exit(ExitStatus.interrupted.rawValue)
+                }
             }
             source.resume()
             sources.append(source)

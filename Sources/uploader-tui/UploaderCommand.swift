@@ -9,10 +9,10 @@ struct UploaderCommand: AsyncParsableCommand {
         commandName: "uploader-tui",
         abstract: "A terminal upload manager: files and folders over HTTP or to S3, with live progress.",
         discussion: """
-            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, 3 nothing to upload,
-            130 interrupted.
+            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error or unusable journal,
+            3 nothing to upload, 130 interrupted.
             """,
-        subcommands: [UploadCommand.self, DeleteCommand.self],
+        subcommands: [UploadCommand.self, DeleteCommand.self, HistoryCommand.self],
         defaultSubcommand: UploadCommand.self)
 
     /// Parses by hand so every usage error exits with 2, as documented, not ArgumentParser's 64.
@@ -32,9 +32,11 @@ struct UploaderCommand: AsyncParsableCommand {
         do {
             switch parsed {
             case let upload as UploadCommand:
-                status = await UploadRun(plan: try upload.makePlan()).run()
+                status = try await UploadRun(plan: try upload.makePlan()).run()
             case let delete as DeleteCommand:
                 status = try await delete.execute()
+            case let history as HistoryCommand:
+                status = try history.execute()
             default:
                 print(helpMessage())
                 status = .usage

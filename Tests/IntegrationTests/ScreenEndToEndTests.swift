@@ -30,7 +30,7 @@ struct ScreenEndToEndTests {
         let exitFile = folder.path + ".exit"
         let command = [
             ChildProcess.uploaderBinary, folder.path, "--to", server.url("/datasets/tmux/images"),
-            "--limit-rate", "512K", "--concurrency", "2", "--retries", "10",
+            "--limit-rate", "512K", "--concurrency", "2", "--retries", "10", "--journal", folder.path + ".journal",
         ].map { "'\($0)'" }.joined(separator: " ")
         let tmux = try await TmuxDriver.start(command: "\(command); echo $? > '\(exitFile)'; sleep 60")
         do {

@@ -57,6 +57,7 @@ struct FaultAndAuthTests {
             let stats = await server.server.statistics
             #expect(stats.faultsInjected == 2)
             #expect(stats.filesStored == 0)
+            #expect(stats.storedByPath.isEmpty)
             // The body was drained, so the client's bytes all reached the server.
             #expect(stats.bytesReceived >= 2 * 2_000_000)
         }
@@ -83,6 +84,54 @@ struct FaultAndAuthTests {
             // The server keeps serving after a reset.
             let health = try await CurlResult.run([server.baseURL + "/healthz"])
             #expect(health.httpStatus == 200)
+        }
+    }
+
+    @Test(
+        "stallRate 1 reads one chunk, then neither reads nor answers until the client gives up",
+        arguments: [100_000, 20_000_000])
+    func injectedStall(size: Int) async throws {
+        try await TestServer.with({ $0.stallRate = 1 }) { server in
+            // 20 MB is more than the loopback socket buffers hold, so the client's send really stops;
+            // its close then cannot reach the server either (TCP queues the FIN behind unread bytes).
+            let input = try server.makeInputFile(named: "stall.bin", contents: Data(count: size))
+
+            // With `Expect: 100-continue` curl sends nothing before the server has counted the stall.
+            let result = try await CurlResult.run(
+                ["-m", "3", "-H", "Expect: 100-continue", "-T", input, server.baseURL + "/files/stall.bin"])
+
+            #expect(result.exitCode == 28, "curl exit \(result.exitCode): \(result.stderr)")
+            let stats = await server.server.statistics
+            #expect(stats.stalls == 1)
+            #expect(stats.filesStored == 0)
+            #expect(stats.bytesReceived > 0 && stats.bytesReceived < size)
+            #expect(!server.filesInSandbox().contains { $0.hasPrefix("root/") })
+            let health = try await CurlResult.run([server.baseURL + "/healthz"])
+            #expect(health.httpStatus == 200)
+            // A stalled handler that never ended would hold a graceful stop for its 5 s limit.
+            let clock = ContinuousClock()
+            let stopStarted = clock.now
+            await server.server.stop()
+            #expect(clock.now - stopStarted < .seconds(3))
+        }
+    }
+
+    @Test("a stalled upload ends, with the connection closed and no response, when its client hangs up")
+    func stalledUploadEndsOnHangUp() async throws {
+        try await TestServer.with({ $0.stallRate = 1 }) { server in
+            let connection = try RawConnection(port: server.port)
+            let head = "PUT /files/h.bin HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n"
+            try await connection.send(Data(head.utf8) + Data(count: 50_000))
+            connection.shutdownWrite()
+
+            // Returns only when the server closes its side: the handler noticed the hang-up. Without
+            // that, the read times out and throws.
+            let received = try await connection.readToEnd()
+
+            #expect(received.isEmpty, "\(String(decoding: received, as: UTF8.self))")
+            let stats = await server.server.statistics
+            #expect(stats.stalls == 1)
+            #expect(stats.filesStored == 0)
         }
     }
 

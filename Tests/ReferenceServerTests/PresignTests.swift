@@ -69,6 +69,7 @@ struct PresignTests {
             #expect(stats.ticketsIssued == 3)
             #expect(stats.ticketsRejected == 0)
             #expect(stats.filesStored == 3)
+            #expect(stats.storedByPath == Dictionary(uniqueKeysWithValues: items.map { ("objects/" + $0.key, 1) }))
         }
     }
 

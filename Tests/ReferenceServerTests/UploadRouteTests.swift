@@ -47,6 +47,40 @@ struct UploadRouteTests {
         }
     }
 
+    @Test("the same name uploaded again replaces the file; storedByPath counts every store")
+    func repeatedNamesAreCounted() async throws {
+        try await TestServer.with { server in
+            let versions = [randomData(count: 1_000), randomData(count: 2_000)]
+            for (index, data) in versions.enumerated() {
+                let input = try server.makeInputFile(named: "v\(index).bin", contents: data)
+                let put = try await CurlResult.run(["-T", input, server.baseURL + "/files/dir/same.bin"])
+                let form = try await CurlResult.run(
+                    ["-F", "file=@\(input);filename=sub/same.jpg", server.baseURL + "/datasets/d1/images"])
+                #expect(put.httpStatus == 201)
+                #expect(form.httpStatus == 201)
+            }
+            let other = try server.makeInputFile(named: "o.bin", contents: randomData(count: 10))
+            #expect(try await CurlResult.run(["-T", other, server.baseURL + "/files/other.bin"]).httpStatus == 201)
+
+            let expected = ["files/dir/same.bin": 2, "datasets/d1/sub/same.jpg": 2, "files/other.bin": 1]
+            let stats = await server.server.statistics
+            #expect(stats.storedByPath == expected)
+            #expect(stats.filesStored == 5)
+            // Overwritten in place, not stored beside the first copy under a new name.
+            for path in ["files/dir/same.bin", "datasets/d1/sub/same.jpg"] {
+                #expect(try Data(contentsOf: server.root.appendingPathComponent(path)) == versions[1])
+            }
+            let stored = server.filesInSandbox().filter { $0.hasPrefix("root/") }.sorted()
+            #expect(stored == ["root/datasets/d1/manifest.json", "root/datasets/d1/sub/same.jpg",
+                "root/files/dir/same.bin", "root/files/other.bin"])
+            // Served by /_stats too, and absent keys (an older server) decode as zero or empty.
+            let served = try await CurlResult.run([server.baseURL + "/_stats"]).json(ServerStatistics.self)
+            #expect(served.storedByPath == expected)
+            let old = try JSONDecoder().decode(ServerStatistics.self, from: Data(#"{"filesStored":3}"#.utf8))
+            #expect(old.filesStored == 3 && old.storedByPath.isEmpty && old.refreshes == 0 && old.stalls == 0)
+        }
+    }
+
     @Test("hostile filenames stay inside the dataset folder")
     func hostileFilenamesAreConfined() async throws {
         try await TestServer.with { server in

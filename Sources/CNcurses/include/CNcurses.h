@@ -44,6 +44,9 @@ int cn_start(int want_color, int timeout_ms);
 /// Restores the terminal (endwin) and frees the screen. Safe to call once after cn_start.
 void cn_stop(void);
 
+/// Leaves curses mode from any thread just before the process exits (a second Ctrl-C); nothing is freed.
+void cn_restore_for_exit(void);
+
 /// Current size of the screen.
 int cn_rows(void);
 int cn_cols(void);

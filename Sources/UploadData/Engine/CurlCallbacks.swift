@@ -5,12 +5,13 @@ import UploadDomain
 ///
 /// They live outside `main.swift` so Swift 6 does not isolate them to the main actor.
 enum CurlCallbacks {
-    /// Stores upload progress in the transfer's probe; nothing else, as it runs per ~32 KB chunk.
+    /// Stores upload progress in the transfer's probe and aborts a stalled upload; little else, as it runs
+    /// per ~32 KB chunk.
     static let progress: curl_xferinfo_callback = { clientp, _, _, ultotal, ulnow in
         guard let clientp else { return 0 }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
         transfer.probe.report(sent: Int64(ulnow), total: Int64(ultotal))
-        return 0
+        return transfer.checkStall(sent: Int64(ulnow), total: Int64(ultotal)) ? 1 : 0
     }
 
     static let write: curl_write_callback = { buffer, size, count, userdata in

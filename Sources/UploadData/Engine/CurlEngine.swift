@@ -18,13 +18,16 @@ public final class CurlEngine: UploadTransport {
         public var maxCachedConnections: Int
         /// Upload speed cap per transfer in bytes/s (curl's `--limit-rate`); 0 is unlimited.
         public var maxSendSpeed: Int
+        /// Seconds a transfer may send nothing before it is aborted as timed out (0: never).
+        public var stallTimeout: Double
 
         /// Creates options.
         public init(
             insecure: Bool = false, connectTimeoutMilliseconds: Int = 15_000, userAgent: String = "uploader-tui/0.1",
-            maxCachedConnections: Int = 64, maxSendSpeed: Int = 0
+            maxCachedConnections: Int = 64, maxSendSpeed: Int = 0, stallTimeout: Double = 30
         ) {
             self.maxSendSpeed = maxSendSpeed
+            self.stallTimeout = stallTimeout
             self.insecure = insecure
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.userAgent = userAgent
@@ -131,8 +134,15 @@ private final class CurlLoop: @unchecked Sendable {
                 guard let raw else { continue }
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(raw).takeUnretainedValue()
                 let code = message.pointee.data.result
+                // A file that changed under the transfer fails, whatever the server said (issue 5: torn files).
                 let outcome: Result<TransferResponse, UploadError> =
-                    code == CURLE_OK ? .success(transfer.response()) : .failure(transfer.error(for: code))
+                    if let changed = transfer.changedFile() {
+                        .failure(changed)
+                    } else if code == CURLE_OK {
+                        .success(transfer.response())
+                    } else {
+                        .failure(transfer.error(for: code))
+                    }
                 finish(transfer, with: outcome)
             }
             curl_multi_poll(multi, nil, 0, 1000, nil)
@@ -162,7 +172,8 @@ private final class CurlLoop: @unchecked Sendable {
             guard active[ObjectIdentifier(transfer.probe)] === transfer else { return }
             finish(transfer, with: .failure(UploadError(.cancelled)))
         case .pause(let probe, let paused):
-            guard let easy = active[probe]?.easy else { return }
+            guard let transfer = active[probe], let easy = transfer.easy else { return }
+            transfer.setPaused(paused)
             curl_easy_pause(easy, paused ? CURLPAUSE_RECV | CURLPAUSE_SEND : 0)
         case .shutdown:
             break

@@ -27,11 +27,15 @@ final class CurlTransfer: @unchecked Sendable {
     private var body: [UInt8] = []
     private var headers: [String: String] = [:]
     private var readFailure: String?
+    private var stallWatch: StallWatch
+    private var paused = false
+    private var stalled = false
 
     init(request: TransferRequest, probe: TransferProbe, options: CurlEngine.Options) {
         self.request = request
         self.probe = probe
         self.options = options
+        stallWatch = StallWatch(limit: UInt64(max(0, options.stallTimeout) * 1e9))
         errorBuffer.initialize(to: 0)
     }
 
@@ -50,6 +54,7 @@ final class CurlTransfer: @unchecked Sendable {
             }
             close(fd)
         }
+        stallWatch.restart(at: StallWatch.now())
         guard let easy = curl_easy_init() else { throw UploadError(.requestFailed, cause: "curl_easy_init failed") }
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -153,6 +158,10 @@ final class CurlTransfer: @unchecked Sendable {
     func error(for code: CURLcode) -> UploadError {
         let detail = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
         let file = request.files.count == 1 ? request.files[0].relativePath : nil
+        if stalled {
+            let seconds = String(format: "%g", options.stallTimeout)
+            return UploadError(.timedOut, file: file, cause: "no upload progress for \(seconds) s")
+        }
         switch code {
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SEND_ERROR,
             CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
@@ -166,6 +175,24 @@ final class CurlTransfer: @unchecked Sendable {
         default:
             return UploadError(.requestFailed, file: file, cause: detail)
         }
+    }
+
+    /// The `fileChanged` error when a file's size or modification time differs from the scan's.
+    func changedFile() -> UploadError? {
+        for item in request.files {
+            var info = stat()
+            guard stat(item.path, &info) == 0 else {
+                return UploadError(.fileChanged, file: item.relativePath, cause: "the file is gone")
+            }
+            let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            if Int64(info.st_size) != item.size || modified != item.modified {
+                let cause =
+                    Int64(info.st_size) != item.size
+                    ? "size \(item.size) became \(info.st_size)" : "its modification time moved"
+                return UploadError(.fileChanged, file: item.relativePath, cause: cause)
+            }
+        }
+        return nil
     }
 
     /// Frees libcurl resources; the engine calls it after removing the handle from the multi handle.
@@ -197,6 +224,17 @@ final class CurlTransfer: @unchecked Sendable {
         let name = line[..<colon].lowercased()
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
         headers[name] = value
+    }
+
+    /// True (abort) once the upload has sent nothing for the stall timeout.
+    func checkStall(sent: Int64, total: Int64) -> Bool {
+        stalled = stallWatch.isStalled(sent: sent, total: total, paused: paused, now: StallWatch.now())
+        return stalled
+    }
+
+    func setPaused(_ paused: Bool) {
+        self.paused = paused
+        if !paused { stallWatch.restart(at: StallWatch.now()) }
     }
 
     func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {

@@ -2,6 +2,9 @@ import Foundation
 import UploadDomain
 
 /// One S3 multipart upload: create, parts streamed from disk in parallel, complete; abort on any failure or cancel.
+///
+/// With checkpoints, the upload ID and each finished part are noted, so a run that was killed is continued
+/// from its finished parts by the next one.
 struct MultipartUpload {
     let planner: S3Planner
     let item: UploadItem
@@ -20,6 +23,15 @@ struct MultipartUpload {
 
     func run() async throws -> TransferResponse {
         probe.expect(total: item.size)
+        let key = planner.key(for: item)
+        if let earlier = planner.checkpoints?.unfinishedUpload(of: item, key: key) {
+            do {
+                return try await finish(earlier.uploadID, finished: earlier.parts)
+            } catch let error as UploadError where error.httpStatus == 404 {
+                // The upload expired or was aborted elsewhere (NoSuchUpload): start over.
+                planner.checkpoints?.uploadEnded(earlier.uploadID)
+            }
+        }
         let create = planner.signed(
             "POST", url([("uploads", "")]), headers: [("Content-Type", item.contentType)],
             payloadHash: SigV4Signer.emptyPayloadHash, body: .bytes([], contentType: item.contentType))
@@ -30,8 +42,14 @@ struct MultipartUpload {
         guard let uploadID = S3XML.value(of: "UploadId", in: created.body) else {
             throw UploadError(.decodingFailed, file: item.relativePath, cause: "no UploadId in the multipart answer")
         }
+        planner.checkpoints?.uploadBegan(uploadID, item: item, key: key)
+        return try await finish(uploadID, finished: [:])
+    }
+
+    /// Sends the parts not in `finished`, then completes; aborts on failure.
+    private func finish(_ uploadID: String, finished: [Int: String]) async throws -> TransferResponse {
         do {
-            let parts = try await uploadParts(uploadID)
+            let parts = try await uploadParts(uploadID, finished: finished)
             let xml = Array(S3XML.completion(parts).utf8)
             let complete = planner.signed(
                 "POST", url([("uploadId", uploadID)]), headers: [],
@@ -40,23 +58,34 @@ struct MultipartUpload {
             if let error = S3XML.error(completed, file: item.relativePath, during: "completing the multipart upload") {
                 throw error
             }
+            planner.checkpoints?.uploadEnded(uploadID)
             return completed
+        } catch let error as UploadError where !finished.isEmpty && error.httpStatus == 404 {
+            throw error  // the caller starts a new upload
         } catch {
             await abort(uploadID)
+            planner.checkpoints?.uploadEnded(uploadID)
             throw error
         }
     }
 
-    private func uploadParts(_ uploadID: String) async throws -> [(number: Int, etag: String)] {
+    private func uploadParts(_ uploadID: String, finished: [Int: String]) async throws -> [(number: Int, etag: String)] {
         let count = Int((item.size + planner.partSize - 1) / planner.partSize)
+        let earlier = finished.filter { (1...count).contains($0.key) }
+        // Bytes of parts sent by an earlier run count as sent.
+        let carried = earlier.keys.reduce(Int64(0)) { sum, number in
+            sum + min(planner.partSize, item.size - Int64(number - 1) * planner.partSize)
+        }
+        if carried > 0 { TransferProbe(partOf: probe).report(sent: carried, total: carried) }
         var extraSlots = 0
         defer { for _ in 0..<extraSlots { slots.release() } }
         return try await withThrowingTaskGroup(of: (Int, String).self) { group in
             var next = 1
             var inFlight = 0
-            var done: [(number: Int, etag: String)] = []
+            var done = earlier.map { (number: $0.key, etag: $0.value) }
             /// Starts parts while the file's own slot or a free one allows; gives back slots it no longer needs.
             func fill() {
+                while next <= count, earlier[next] != nil { next += 1 }
                 while next <= count, inFlight < planner.partConcurrency {
                     if inFlight >= 1 + extraSlots {
                         guard slots.tryAcquire() else { break }
@@ -65,6 +94,7 @@ struct MultipartUpload {
                     let number = next
                     group.addTask { (number, try await uploadPart(number, uploadID: uploadID)) }
                     next += 1
+                    while next <= count, earlier[next] != nil { next += 1 }
                     inFlight += 1
                 }
                 while extraSlots > max(0, inFlight - 1) {
@@ -75,6 +105,7 @@ struct MultipartUpload {
             fill()
             while let (number, etag) = try await group.next() {
                 done.append((number, etag))
+                planner.checkpoints?.partFinished(uploadID: uploadID, number: number, etag: etag)
                 inFlight -= 1
                 fill()
             }

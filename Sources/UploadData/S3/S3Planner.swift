@@ -10,6 +10,8 @@ public struct S3Planner: RequestPlanner {
     public let partSize: Int64
     /// Parts of one file in flight at once, at most; each beyond the first also needs a free slot of the cap.
     public let partConcurrency: Int
+    /// Where multipart uploads are noted, so a later run continues them (issue 5); nil records nothing.
+    public var checkpoints: (any MultipartCheckpoints)?
     public var batchSize: Int { 1 }
 
     /// Creates a planner.

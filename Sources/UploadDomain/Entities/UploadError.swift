@@ -77,6 +77,8 @@ extension UploadError: CustomStringConvertible {
     /// The cause without the file name.
     public var summary: String {
         switch code {
+        case .unauthorized where httpStatus == nil && cause != nil:
+            return cause ?? ""  // a failed token refresh: no response to speak of
         case .notFound, .serverError, .httpStatus, .unauthorized:
             // For a status, `cause` says which request got it (the presign call, not the upload).
             return cause.map { "\($0): " + statusSummary } ?? statusSummary

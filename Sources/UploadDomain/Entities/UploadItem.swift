@@ -29,3 +29,14 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
         self.unreadableReason = unreadableReason
     }
 }
+
+extension UploadItem {
+    /// The items with ids 0, 1, 2… in their order, for a run over part of a scan.
+    public static func renumbered(_ items: [UploadItem]) -> [UploadItem] {
+        items.enumerated().map { index, item in
+            UploadItem(
+                id: index, path: item.path, relativePath: item.relativePath, size: item.size, modified: item.modified,
+                contentType: item.contentType, unreadableReason: item.unreadableReason)
+        }
+    }
+}

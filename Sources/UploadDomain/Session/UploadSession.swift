@@ -8,12 +8,18 @@ public actor UploadSession {
         public var retryPolicy: RetryPolicy
         /// Stop everything at the first final failure (seed 000's behaviour).
         public var failFast: Bool
+        /// Immediate retries per file after a 401, each with a refreshed token (0 when nothing refreshes it).
+        public var tokenRefreshes: Int
 
         /// Creates a configuration.
-        public init(concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false) {
+        public init(
+            concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false,
+            tokenRefreshes: Int = 0
+        ) {
             self.concurrency = concurrency
             self.retryPolicy = retryPolicy
             self.failFast = failFast
+            self.tokenRefreshes = tokenRefreshes
         }
     }
 
@@ -26,6 +32,7 @@ public actor UploadSession {
         var attemptStarted: Duration = .zero
         var result: UploadResult?
         var error: UploadError?
+        var refreshes = 0
     }
 
     private struct RunningRequest {
@@ -43,6 +50,7 @@ public actor UploadSession {
     private let transport: any UploadTransport
     private let planner: any RequestPlanner
     private let clock: any UploadClock
+    private let journal: (any UploadJournal)?
     private let random: @Sendable () -> Double
     private var configuration: Configuration
     private var files: [FileState]
@@ -67,10 +75,12 @@ public actor UploadSession {
     /// Creates a session for `items` (already in input order).
     public init(
         items: [UploadItem], planner: any RequestPlanner, transport: any UploadTransport,
-        configuration: Configuration = Configuration(), clock: any UploadClock = SystemClock(),
+        configuration: Configuration = Configuration(), journal: (any UploadJournal)? = nil,
+        clock: any UploadClock = SystemClock(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
         self.planner = planner
+        self.journal = journal
         self.transport = transport
         self.configuration = configuration
         self.clock = clock
@@ -249,6 +259,15 @@ public actor UploadSession {
             apply(files[id].machine.failed(retryAfter: .zero), to: id)
             return
         }
+        if error.code == .unauthorized, error.httpStatus == 401, configuration.tokenRefreshes > 0 {
+            // The transport has refreshed the token by now (seed 004); retry at once, a limited number of times.
+            if !stopping, files[id].refreshes < configuration.tokenRefreshes {
+                files[id].refreshes += 1
+                apply(files[id].machine.failed(retryAfter: .zero), to: id)
+                return
+            }
+            files[id].error?.cause = "still refused after \(files[id].refreshes) token refreshes"
+        }
         let attempt = files[id].machine.attempt
         let delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
         apply(files[id].machine.failed(retryAfter: stopping ? nil : delay), to: id)
@@ -321,7 +340,22 @@ public actor UploadSession {
 
     private func emit(_ kind: UploadEvent.Kind, _ id: Int) {
         changed.insert(id)
+        if let journal { record(kind, id, in: journal) }
         eventSink.yield(UploadEvent(kind: kind, file: fileSnapshot(id, now: clock.now)))
+    }
+
+    private func record(_ kind: UploadEvent.Kind, _ id: Int, in journal: any UploadJournal) {
+        let file = files[id]
+        let outcome: JournalEntry.Outcome
+        switch kind {
+        case .started: outcome = .started
+        case .done: outcome = .done(file.result)
+        case .failed: outcome = .failed(file.error ?? UploadError(.requestFailed, file: file.item.relativePath))
+        case .cancelled: outcome = .cancelled
+        case .queued, .modeling, .skipped, .retrying: return
+        }
+        journal.record(
+            JournalEntry(item: file.item, destination: file.destination, attempt: file.machine.attempt, outcome: outcome))
     }
 
     // MARK: - Snapshots

@@ -65,6 +65,11 @@ public final class CursesTerminal: Terminal {
         }
     }
 
+    /// Gives the terminal back at once, from any thread, when the process is about to exit mid-screen.
+    public static func restoreBeforeExit() {
+        cn_restore_for_exit()
+    }
+
     public func write(_ frame: Frame, rows: [Int]) {
         var copies: [(Int, [Cell])] = []
         copies.reserveCapacity(rows.count)

@@ -8,25 +8,55 @@ struct ChildProcess {
         var standardError: String
     }
 
-    /// Runs `executable` with `arguments` on a thread of its own, so waiting never blocks the
-    /// concurrency pool that in-process servers need (there are only as many threads as cores).
-    static func run(
-        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
-    ) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, environment: environment) })
+    /// A started child: signal it, then wait for its outcome.
+    final class Running: @unchecked Sendable {
+        // @unchecked: every field is set before the child is handed out and never changes.
+        let pid: pid_t
+        private let folder: URL
+
+        fileprivate init(pid: pid_t, folder: URL) {
+            self.pid = pid
+            self.folder = folder
+        }
+
+        func signal(_ number: Int32) {
+            kill(pid, number)
+        }
+
+        /// Waits for the exit on a thread of its own and collects the output.
+        func wait() async -> Outcome {
+            await withCheckedContinuation { continuation in
+                Thread { continuation.resume(returning: self.waitBlocking()) }.start()
             }
-            thread.start()
+        }
+
+        private func waitBlocking() -> Outcome {
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            return Outcome(
+                status: exitStatus,
+                standardOutput: (try? String(contentsOfFile: folder.path + "/out", encoding: .utf8)) ?? "",
+                standardError: (try? String(contentsOfFile: folder.path + "/err", encoding: .utf8)) ?? "")
         }
     }
 
-    private static func runBlocking(
-        _ executable: String, _ arguments: [String], environment: [String: String]
-    ) throws -> Outcome {
+    /// Runs `executable` with `arguments` to its end, waiting on a thread of its own, so waiting never blocks
+    /// the concurrency pool that in-process servers need (there are only as many threads as cores).
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> Outcome {
+        try await start(executable, arguments, environment: environment).wait()
+    }
+
+    /// Starts `executable`. Its journal goes to a folder of its own unless the arguments name one, so
+    /// children running side by side never share the default journal.
+    static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:]
+    ) throws -> Running {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
         let outPath = folder.appendingPathComponent("out").path
         let errPath = folder.appendingPathComponent("err").path
 
@@ -43,6 +73,7 @@ struct ChildProcess {
         var env = ProcessInfo.processInfo.environment
         env["CI"] = nil
         env["UPLOADER_TOKEN"] = nil
+        env["XDG_STATE_HOME"] = folder.appendingPathComponent("state").path
         for (key, value) in environment { env[key] = value }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -52,15 +83,11 @@ struct ChildProcess {
         }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
-
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return Outcome(
-            status: exitStatus,
-            standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        guard spawned == 0 else {
+            try? FileManager.default.removeItem(at: folder)
+            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL)
+        }
+        return Running(pid: pid, folder: folder)
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift does not import.

@@ -1,0 +1,41 @@
+import Foundation
+import UploadDomain
+
+/// `--refresh-url URL`: POSTs to URL with the refused token as bearer; the JSON answer's `access_token` (or
+/// `token`) is the new token.
+public struct RefreshURLTokenProvider: TokenProvider {
+    public let url: String
+    public let headers: [HTTPHeader]
+    private let transport: any UploadTransport
+
+    /// Creates a provider; `transport` must be the plain one, not the token-adding wrapper.
+    public init(url: String, headers: [HTTPHeader], transport: any UploadTransport) {
+        self.url = url
+        self.headers = headers
+        self.transport = transport
+    }
+
+    public func freshToken(replacing stale: String?) async throws(UploadError) -> String {
+        let request = TransferRequest(
+            method: .post, url: url, headers: headers, bearerToken: stale,
+            body: .bytes(Array("{}".utf8), contentType: "application/json"))
+        let response: TransferResponse
+        do {
+            response = try await transport.send(request, probe: TransferProbe())
+        } catch let error as UploadError {
+            throw CommandTokenProvider.failure("POST \(Redactor.url(url)): \(error.summary)")
+        } catch {
+            throw CommandTokenProvider.failure("POST \(Redactor.url(url)): \(error)")
+        }
+        guard response.isSuccess else {
+            throw CommandTokenProvider.failure("POST \(Redactor.url(url)) answered HTTP \(response.status)")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any],
+            let token = (object["access_token"] ?? object["token"]) as? String, !token.isEmpty,
+            !token.contains(where: { $0.isNewline })
+        else {
+            throw CommandTokenProvider.failure("POST \(Redactor.url(url)) answered without access_token or token")
+        }
+        return token
+    }
+}

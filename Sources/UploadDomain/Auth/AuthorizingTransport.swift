@@ -1,0 +1,27 @@
+/// Puts the current bearer token on every request that carries one, and reports refusals to the store.
+///
+/// A 401 comes back to the session as usual; by then the store holds a fresh token, so the session's
+/// immediate retry goes out with it.
+public struct AuthorizingTransport: UploadTransport {
+    private let inner: any UploadTransport
+    private let tokens: TokenStore
+
+    /// Wraps `inner`.
+    public init(_ inner: any UploadTransport, tokens: TokenStore) {
+        self.inner = inner
+        self.tokens = tokens
+    }
+
+    public func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
+        guard request.bearerToken != nil else { return try await inner.send(request, probe: probe) }
+        var authorized = request
+        authorized.bearerToken = try await tokens.current()
+        let response = try await inner.send(authorized, probe: probe)
+        if response.status == 401 { _ = try await tokens.refused(authorized.bearerToken) }
+        return response
+    }
+
+    public func setPaused(_ paused: Bool, probe: TransferProbe) {
+        inner.setPaused(paused, probe: probe)
+    }
+}

@@ -1,0 +1,64 @@
+/// Fetches a new bearer token: runs `--token-command`, or asks `--refresh-url` (seed 004).
+public protocol TokenProvider: Sendable {
+    /// A token to use instead of `stale` (nil when there is none yet).
+    func freshToken(replacing stale: String?) async throws(UploadError) -> String
+}
+
+/// The bearer token requests carry, refreshed once for everybody when the server refuses it.
+///
+/// A refresh in flight is shared: transfers refused meanwhile wait for it instead of starting their own, and
+/// one refused with a token older than the current one just takes the current one. A failed refresh is
+/// final for the run, so a broken token command is not run once per file.
+public actor TokenStore {
+    private var token: String?
+    private let provider: (any TokenProvider)?
+    private var refreshing: Task<Result<String, UploadError>, Never>?
+    private var failure: UploadError?
+    /// Tokens fetched so far (the first one included when there was no initial token).
+    public private(set) var fetches = 0
+
+    /// Creates a store starting with `initial`; without a provider the token never changes.
+    public init(initial: String?, provider: (any TokenProvider)?) {
+        token = initial.flatMap { $0.isEmpty ? nil : $0 }
+        self.provider = provider
+    }
+
+    /// True when a refused token can be replaced.
+    public nonisolated var canRefresh: Bool { provider != nil }
+
+    /// The token to send now; waits for a refresh in flight, and fetches the first one when there is none.
+    public func current() async throws(UploadError) -> String? {
+        if let refreshing { return try await refreshing.value.get() }
+        if let failure { throw failure }
+        if token == nil, provider != nil { return try await refresh(replacing: nil) }
+        return token
+    }
+
+    /// Reports that the server refused `stale`; returns the token to try next.
+    public func refused(_ stale: String?) async throws(UploadError) -> String? {
+        if let refreshing { return try await refreshing.value.get() }
+        if let failure { throw failure }
+        guard provider != nil, token == stale else { return token }
+        return try await refresh(replacing: stale)
+    }
+
+    private func refresh(replacing stale: String?) async throws(UploadError) -> String {
+        guard let provider else { throw UploadError(.unauthorized) }
+        let task = Task { () -> Result<String, UploadError> in
+            do throws(UploadError) {
+                return .success(try await provider.freshToken(replacing: stale))
+            } catch {
+                return .failure(error)
+            }
+        }
+        refreshing = task
+        fetches += 1
+        let result = await task.value
+        refreshing = nil
+        switch result {
+        case .success(let fresh): token = fresh
+        case .failure(let error): failure = error
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,57 @@
+/// Keeps each file's outcome across runs, so a rerun skips what is done and resumes the rest (issue 5).
+///
+/// `record` returns at once: an implementation batches writes off the caller's thread. Nothing in it
+/// may be lost once `flush` returns, and a kill at any moment leaves it valid.
+public protocol UploadJournal: Sendable {
+    /// What earlier runs left for these files at their destinations (absent: never seen, or changed since).
+    func priorOutcomes(of items: [UploadItem], destinations: [String]) -> [Int: JournalEntry.PriorOutcome]
+    /// Notes one file's change of phase.
+    func record(_ entry: JournalEntry)
+    /// Writes everything recorded so far and returns once it is on disk.
+    func flush()
+    /// Ends the run: writes its counts and releases the journal.
+    func close(counts: PhaseCounts)
+}
+
+/// One file's change, as the journal stores it.
+public struct JournalEntry: Sendable {
+    /// What happened to the file.
+    public enum Outcome: Sendable {
+        case started
+        case done(UploadResult?)
+        case failed(UploadError)
+        case cancelled
+    }
+
+    /// What an earlier run ended with for a file still the same (path, size, mtime) going to the same place.
+    public enum PriorOutcome: Sendable, Equatable {
+        case done
+        case failed
+    }
+
+    public var item: UploadItem
+    /// The file's destination as the planner names it (URL or S3 key; never a secret).
+    public var destination: String
+    public var attempt: Int
+    public var outcome: Outcome
+
+    /// Creates an entry.
+    public init(item: UploadItem, destination: String, attempt: Int, outcome: Outcome) {
+        self.item = item
+        self.destination = destination
+        self.attempt = attempt
+        self.outcome = outcome
+    }
+}
+
+/// Where an S3 multipart upload stands, so a later run continues it from its finished parts.
+public protocol MultipartCheckpoints: Sendable {
+    /// The unfinished upload an earlier run left for this file and key, with its parts' ETags by number.
+    func unfinishedUpload(of item: UploadItem, key: String) -> (uploadID: String, parts: [Int: String])?
+    /// Notes that an upload began.
+    func uploadBegan(_ uploadID: String, item: UploadItem, key: String)
+    /// Notes one finished part.
+    func partFinished(uploadID: String, number: Int, etag: String)
+    /// Forgets the upload once completed or aborted.
+    func uploadEnded(_ uploadID: String)
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+/// Issue 5 with the real binary: the journal, kills, signals and the ways out of a bad journal.
+@Suite("Nothing lost: journal and resume", .serialized)
+struct ResumeTests {
+    let binary = ChildProcess.uploaderBinary
+
+    @Test("kill -9 at five points of a 200-file run, rerun each time: 200 intact files, none sent again once done")
+    func killNineAndRerun() async throws {
+        let server = try await ServerFixture.start { $0.modelingDelay = 0.02 }
+        let folder = try TestFolder("kill")
+        var sources: [String: String] = [:]
+        for i in 0..<200 {
+            let name = String(format: "img-%03d.jpg", i)
+            sources[name] = try folder.write(name, size: 8_000 + i * 131, seed: UInt64(i), prefix: Magic.jpeg)
+        }
+        let journal = folder.path + ".journal.sqlite"
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/kill/images"), "--json", "--journal", journal,
+            "--concurrency", "4",
+        ]
+        var kills: [(done: Set<String>, stored: [String: Int])] = []
+        for threshold in [12, 50, 90, 130, 170] {
+            let child = try ChildProcess.start(binary, arguments)
+            try await waitUntil("\(threshold) files stored") {
+                await server.server.statistics.filesStored >= threshold
+            }
+            child.signal(SIGKILL)
+            #expect(await child.wait().status == 128 + SIGKILL)
+            let done = try await journalDonePaths(journal)
+            kills.append((done, await server.server.statistics.storedByPath))
+        }
+        #expect(kills.last!.done.count > kills.first!.done.count, "the journal grew across kills")
+
+        let last = try await ChildProcess.run(binary, arguments)
+        #expect(last.status == 0, "\(last.standardError)")
+        let summary = try #require(try ndjson(last.standardOutput).last)
+        #expect(summary["skipped"] as? Int == kills.last!.done.count)
+        #expect((summary["done"] as? Int ?? 0) + (summary["skipped"] as? Int ?? 0) == 200)
+
+        let stored = await server.server.statistics.storedByPath
+        let names = try FileManager.default.contentsOfDirectory(atPath: server.stored("datasets/kill"))
+            .filter { $0.hasPrefix("img-") }
+        #expect(names.count == 200)
+        for (name, source) in sources {
+            #expect(try sha256(ofFile: server.stored("datasets/kill/\(name)")) == sha256(ofFile: source), "\(name)")
+        }
+        for (index, kill) in kills.enumerated() {
+            for path in kill.done {
+                let key = "datasets/kill/" + (path as NSString).lastPathComponent
+                #expect(stored[key] == kill.stored[key], "\(key) was sent again after kill \(index) had it done")
+            }
+        }
+        await server.stop()
+    }
+
+    @Test("SIGTERM stops the run with exit 130 and a flushed journal; the rerun skips what was done")
+    func sigtermFlushesJournal() async throws {
+        let server = try await ServerFixture.start { $0.modelingDelay = 0.05 }
+        let folder = try TestFolder("term")
+        for i in 0..<40 { try folder.write("t-\(i).jpg", size: 10_000 + i, seed: UInt64(i), prefix: Magic.jpeg) }
+        let journal = folder.path + ".journal.sqlite"
+        let arguments = [folder.path, "--to", server.url("/datasets/term/images"), "--json", "--journal", journal]
+        let child = try ChildProcess.start(binary, arguments)
+        try await waitUntil("8 files stored") { await server.server.statistics.filesStored >= 8 }
+        child.signal(SIGTERM)
+        let stopped = await child.wait()
+        #expect(stopped.status == 130, "\(stopped.standardError)")
+        let reported = try ndjson(stopped.standardOutput).filter { $0["event"] as? String == "done" }.count
+        let done = try await journalDonePaths(journal)
+        #expect(done.count == reported, "every done file the run reported is in the journal")
+        #expect(done.count >= 8)
+
+        let rerun = try await ChildProcess.run(binary, arguments)
+        #expect(rerun.status == 0)
+        let summary = try #require(try ndjson(rerun.standardOutput).last)
+        #expect(summary["skipped"] as? Int == done.count)
+        #expect(summary["done"] as? Int == 40 - done.count)
+        let skippedEvents = try ndjson(rerun.standardOutput).filter { $0["event"] as? String == "skipped" }
+        #expect(skippedEvents.count == done.count)
+        await server.stop()
+    }
+
+    @Test("--retry-failed runs only last time's failures; --no-resume uploads all; history lists the runs")
+    func retryFailedAndHistory() async throws {
+        let server = try await ServerFixture.start { $0.token = "right" }
+        let folder = try TestFolder("again")
+        for i in 0..<4 { try folder.write("a-\(i).jpg", size: 5_000, seed: UInt64(i), prefix: Magic.jpeg) }
+        let journal = folder.path + ".journal.sqlite"
+        let base = [folder.path, "--to", server.url("/datasets/again/images"), "--json", "--journal", journal]
+
+        let first = try await ChildProcess.run(binary, base + ["--token", "right"])
+        #expect(first.status == 0)
+        for i in 0..<3 { try folder.write("b-\(i).jpg", size: 6_000, seed: UInt64(10 + i), prefix: Magic.jpeg) }
+        let refused = try await ChildProcess.run(binary, base + ["--token", "wrong"])
+        #expect(refused.status == 1)
+        var summary = try #require(try ndjson(refused.standardOutput).last)
+        #expect(summary["skipped"] as? Int == 4)
+        #expect(summary["failed"] as? Int == 3)
+
+        try folder.write("c-new.jpg", size: 7_000, seed: 20, prefix: Magic.jpeg)
+        let before = await server.server.statistics.filesStored
+        let retried = try await ChildProcess.run(binary, base + ["--token", "right", "--retry-failed"])
+        #expect(retried.status == 0, "\(retried.standardError)")
+        let names = Set(try ndjson(retried.standardOutput).compactMap { $0["file"] as? String })
+        #expect(names == ["b-0.jpg", "b-1.jpg", "b-2.jpg"])
+        #expect(await server.server.statistics.filesStored == before + 3)
+
+        let nothing = try await ChildProcess.run(binary, base + ["--token", "right", "--retry-failed"])
+        #expect(nothing.status == 3)
+        #expect(nothing.standardError.contains("no file failed last time"))
+
+        let everything = try await ChildProcess.run(binary, base + ["--token", "right", "--no-resume"])
+        #expect(everything.status == 0)
+        summary = try #require(try ndjson(everything.standardOutput).last)
+        #expect(summary["done"] as? Int == 8)
+
+        let history = try await ChildProcess.run(binary, ["history", "--journal", journal])
+        #expect(history.status == 0, "\(history.standardError)")
+        let lines = history.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("run ") }.count == 4, "\(history.standardOutput)")
+        #expect(history.standardOutput.contains("b-1.jpg"))
+        #expect(history.standardOutput.contains("3 failed"))
+        #expect(!history.standardOutput.contains("wrong"))
+        await server.stop()
+    }
+
+    @Test("a journal that is not SQLite, is in use, or cannot be created: one line naming it and the way out, exit 2")
+    func badJournals() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("badjournal")
+        try folder.write("x.jpg", size: 400_000, seed: 1, prefix: Magic.jpeg)
+        let target = ["--to", server.url("/datasets/bad/images"), "--no-tui"]
+
+        let text = folder.path + ".notes.sqlite"
+        try Data("these are my notes, not a database\n".utf8).write(to: URL(fileURLWithPath: text))
+        let notSQLite = try await ChildProcess.run(binary, [folder.path, "--journal", text] + target)
+        #expect(notSQLite.status == 2)
+        #expect(notSQLite.standardError.split(separator: "\n").count == 1, "\(notSQLite.standardError)")
+        #expect(notSQLite.standardError.contains(text))
+        #expect(notSQLite.standardError.contains("--no-resume"))
+        #expect(try String(contentsOfFile: text, encoding: .utf8) == "these are my notes, not a database\n")
+
+        let unwritable = try await ChildProcess.run(binary, [folder.path, "--journal", "/dev/null/j.sqlite"] + target)
+        #expect(unwritable.status == 2)
+        #expect(unwritable.standardError.contains("/dev/null/j.sqlite"))
+        #expect(unwritable.standardError.split(separator: "\n").count == 1)
+
+        let shared = folder.path + ".shared.sqlite"
+        let slow = try ChildProcess.start(binary, [folder.path, "--journal", shared, "--limit-rate", "64K"] + target)
+        try await waitUntil("the first run's request") { await server.server.statistics.requests >= 1 }
+        let second = try await ChildProcess.run(binary, [folder.path, "--journal", shared] + target)
+        slow.signal(SIGKILL)
+        _ = await slow.wait()
+        #expect(second.status == 2)
+        #expect(second.standardError.contains(shared))
+        #expect(second.standardError.contains("--journal"))
+        #expect(await server.server.statistics.filesStored == 0, "nothing was sent by the refused run")
+        await server.stop()
+    }
+}
