@@ -3,8 +3,10 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev tmux curl python3 python3-pip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
+BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time
+BENCH_RUNS ?= 5
 
-.PHONY: all deps build test demo clean
+.PHONY: all deps build test demo bench clean
 
 all: build
 
@@ -33,5 +35,22 @@ test: deps
 demo: build
 	BIN="$(BIN)" scripts/demo.sh
 
+## Release build against curl, rclone and its own screen on 127.0.0.1 (issue 6); writes bench/RESULTS.md.
+## BENCH_RUNS=N sets the counted rounds per comparison (default 5).
+bench: deps
+	@# The nginx package starts a system nginx on port 80 where services run; a policy-rc.d that
+	@# refuses (only while installing, and only if the machine has none) keeps it stopped.
+	@missing=$$(for p in $(BENCH_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		guard=; if [ ! -e /usr/sbin/policy-rc.d ]; then guard=1; \
+			printf '#!/bin/sh\nexit 101\n' | $(SUDO) tee /usr/sbin/policy-rc.d >/dev/null && $(SUDO) chmod +x /usr/sbin/policy-rc.d; fi; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+		status=$$?; [ -z "$$guard" ] || $(SUDO) rm -f /usr/sbin/policy-rc.d; [ $$status = 0 ] || exit $$status; \
+	fi
+	swift build -c release --product uploader-tui
+	swift build -c release --product uploader-server
+	python3 bench/bench.py --bin "$$(swift build -c release --show-bin-path)" --runs $(BENCH_RUNS)
+
 clean:
-	rm -rf .build demo-data
+	rm -rf .build demo-data bench/data bench/work

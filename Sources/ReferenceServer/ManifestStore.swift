@@ -12,21 +12,53 @@ struct DatasetManifest: Codable, Equatable, Sendable {
 /// Serialises read-merge-write cycles on dataset manifests.
 ///
 /// Concurrent uploads to the same dataset would otherwise race and lose entries; one actor for
-/// all datasets is plenty for a reference server.
+/// all datasets is plenty for a reference server. Manifests stay in memory once read. A small one is
+/// rewritten before the upload is answered; a large one (thousands of files) at most every quarter
+/// second and when the server stops, so a 10,000-file dataset does not cost a rewrite of every entry
+/// per upload.
 actor ManifestStore {
+    static let immediateLimit = 512
+    private var cache: [String: DatasetManifest] = [:]
+    private var dirty: Set<String> = []
+    private var flushTask: Task<Void, Never>?
+
     /// Merges `records` into the dataset's manifest and rewrites it atomically (temp + rename).
     func merge(_ records: [StoredFileRecord], datasetID: String, directory: String) throws {
-        let path = directory + "/manifest.json"
-        var manifest = DatasetManifest(datasetID: datasetID, files: [:])
-        if let data = FileManager.default.contents(atPath: path),
-            let existing = try? JSONDecoder().decode(DatasetManifest.self, from: data)
-        {
-            // A corrupt manifest is replaced rather than failing every later upload.
-            manifest = existing
-        }
+        var manifest = cache[directory] ?? Self.load(directory) ?? DatasetManifest(datasetID: datasetID, files: [:])
         for record in records {
             manifest.files[record.path] = record
         }
+        cache[directory] = manifest
+        guard manifest.files.count > Self.immediateLimit else {
+            try Self.write(manifest, to: directory)
+            return
+        }
+        dirty.insert(directory)
+        if flushTask == nil {
+            flushTask = Task {
+                try? await Task.sleep(for: .milliseconds(250))
+                self.flush()
+            }
+        }
+    }
+
+    /// Writes every manifest changed since its last write.
+    func flush() {
+        flushTask = nil
+        for directory in dirty {
+            if let manifest = cache[directory] { try? Self.write(manifest, to: directory) }
+        }
+        dirty.removeAll()
+    }
+
+    private static func load(_ directory: String) -> DatasetManifest? {
+        // A corrupt manifest is replaced rather than failing every later upload.
+        guard let data = FileManager.default.contents(atPath: directory + "/manifest.json") else { return nil }
+        return try? JSONDecoder().decode(DatasetManifest.self, from: data)
+    }
+
+    private static func write(_ manifest: DatasetManifest, to directory: String) throws {
+        let path = directory + "/manifest.json"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(manifest)

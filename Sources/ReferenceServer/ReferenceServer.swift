@@ -78,6 +78,7 @@ public actor ReferenceServer {
         state = .idle
         await group.triggerGracefulShutdown()
         _ = try? await task.value
+        await manifests.flush()
     }
 
     /// Runs until cancelled or until SIGINT/SIGTERM, then shuts down gracefully.
@@ -107,6 +108,7 @@ public actor ReferenceServer {
         if case .running(_, _, let current) = state, current == task {
             state = .idle
         }
+        await manifests.flush()  // SIGTERM/SIGINT end the binary here
     }
 
     /// Binds the socket and runs the application in a child task of its own service group.

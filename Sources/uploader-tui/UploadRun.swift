@@ -78,7 +78,12 @@ struct UploadRun {
             }
         }
         let snapshot = await session.snapshot()
-        journal?.close(counts: snapshot.progress.counts)
+        if let journal {
+            journal.close(counts: snapshot.progress.counts)
+            if let failure = journal.writeFailure {
+                FileHandle.standardError.write(Data("uploader-tui: warning: \(failure)\n".utf8))
+            }
+        }
         if let path = plan.resultsPath {
             do {
                 try ResultsFile.write(snapshot.files, to: path)

@@ -17,7 +17,7 @@ struct FaultToleranceTests {
             $0.failStatus = 503
             $0.retryAfter = 1
             $0.resetRate = 0.1
-            $0.seed = 11
+            $0.seed = 8  // draws resets at its 3rd, 5th and 9th requests, whatever the order of files
         }
         let folder = try TestFolder("faults")
         for i in 0..<30 { try folder.write("f-\(i).jpg", size: 40_000 + i, seed: UInt64(i), prefix: Magic.jpeg) }

@@ -98,7 +98,7 @@ struct FaultAndAuthTests {
 
             // With `Expect: 100-continue` curl sends nothing before the server has counted the stall.
             let result = try await CurlResult.run(
-                ["-m", "3", "-H", "Expect: 100-continue", "-T", input, server.baseURL + "/files/stall.bin"])
+                ["-m", "8", "-H", "Expect: 100-continue", "-T", input, server.baseURL + "/files/stall.bin"])
 
             #expect(result.exitCode == 28, "curl exit \(result.exitCode): \(result.stderr)")
             let stats = await server.server.statistics

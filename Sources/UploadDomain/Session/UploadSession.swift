@@ -266,7 +266,8 @@ public actor UploadSession {
                 apply(files[id].machine.failed(retryAfter: .zero), to: id)
                 return
             }
-            files[id].error?.cause = "still refused after \(files[id].refreshes) token refreshes"
+            let cause = "still refused after \(files[id].refreshes) token refreshes"
+            files[id].error?.cause = cause
         }
         let attempt = files[id].machine.attempt
         let delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
@@ -292,6 +293,11 @@ public actor UploadSession {
             if let requestID = files[id].requestID { running[requestID]?.task.cancel() }
         case .scheduleRetry(let delay):
             emit(.retrying, id)
+            if delay <= .zero {
+                // A renewed ticket or a refreshed token: go again now, without a timer.
+                apply(files[id].machine.backoffElapsed(), to: id)
+                return
+            }
             let clock = self.clock
             retryTimers[id] = Task { [weak self] in
                 guard (try? await clock.sleep(for: delay)) != nil else { return }

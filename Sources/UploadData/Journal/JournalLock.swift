@@ -1,0 +1,77 @@
+import Foundation
+
+/// An exclusive `flock` on `PATH.lock`, held for the life of a journal, so two runs never write one journal.
+///
+/// A sibling file rather than the database itself: SQLite takes its own POSIX locks on the database, and
+/// closing any descriptor of a file drops a process's POSIX locks on it. The lock file is never removed:
+/// removing it would let a third process lock a fresh file while a second still holds the old one.
+struct JournalLock: ~Copyable {
+    private let descriptor: Int32
+
+    /// Creates `PATH.lock` (0600) when needed and takes the lock without waiting.
+    ///
+    /// - Throws: `.locked` when another open file description holds it, `.notWritable` when it cannot be created.
+    init(journalPath path: String) throws(JournalError) {
+        let lockPath = path + ".lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw .system(.notWritable, path: path, doing: "cannot create \(lockPath)", errno: errno)
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let number = errno
+            close(fd)
+            if number == EWOULDBLOCK {
+                throw JournalError(.locked, path: path, reason: "in use by another running uploader-tui")
+            }
+            throw .system(.notWritable, path: path, doing: "cannot lock \(lockPath)", errno: number)
+        }
+        descriptor = fd
+    }
+
+    /// Releases the lock when the owner lets go of it.
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}
+
+/// File-system chores around the journal file.
+enum JournalFiles {
+    /// Creates the folders above `path` that are missing, each 0700 (the journal names every file uploaded).
+    static func makeParentFolders(of path: String) throws(JournalError) {
+        let parent = (path as NSString).deletingLastPathComponent
+        guard !parent.isEmpty else { return }
+        var prefix = parent.hasPrefix("/") ? "" : "."
+        var info = stat()
+        for component in parent.split(separator: "/") {
+            prefix += "/" + component
+            // Only missing folders are made: mkdir on an existing one may say EACCES or EROFS instead of EEXIST.
+            if stat(prefix, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw JournalError(.notWritable, path: path, reason: "\(prefix) is not a folder")
+                }
+                continue
+            }
+            if mkdir(prefix, 0o700) != 0, errno != EEXIST {
+                throw .system(.notWritable, path: path, doing: "cannot create folder \(prefix)", errno: errno)
+            }
+        }
+    }
+
+    /// Creates an empty journal file (0600) when there is none, so SQLite's files inherit owner-only access.
+    ///
+    /// An existing file is left alone, whatever it holds.
+    static func createIfMissing(_ path: String) throws(JournalError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            close(fd)
+        } else if errno != EEXIST {
+            throw .system(.notWritable, path: path, doing: "cannot create it", errno: errno)
+        }
+    }
+
+    /// Modification time in seconds, computed exactly as `FileScanner` does, so equal times compare equal.
+    static func modified(_ info: stat) -> Double {
+        Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+
+/// The journal's tables, as GRDB migrations, and the checks made before touching an existing file.
+enum JournalSchema {
+    /// `PRAGMA application_id` of a journal ("UPLD"), so another program's SQLite file is never migrated into one.
+    static let applicationID: Int32 = 0x5550_4C44
+
+    /// The migrations, oldest first; a released one is never edited, only followed by another.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+            try db.execute(
+                sql: """
+                    CREATE TABLE runs (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        started_at REAL NOT NULL,
+                        ended_at REAL,
+                        destination TEXT NOT NULL,
+                        arguments TEXT NOT NULL,
+                        done INTEGER,
+                        failed INTEGER,
+                        cancelled INTEGER,
+                        skipped INTEGER
+                    );
+                    CREATE TABLE files (
+                        id INTEGER PRIMARY KEY,
+                        path TEXT NOT NULL,
+                        destination TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        mtime REAL NOT NULL,
+                        sha256 TEXT,
+                        phase TEXT NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        http_status INTEGER,
+                        response TEXT,
+                        media_id TEXT,
+                        location TEXT,
+                        etag TEXT,
+                        error TEXT,
+                        run_id INTEGER NOT NULL,
+                        updated_at REAL NOT NULL
+                    );
+                    CREATE UNIQUE INDEX files_by_path ON files (path, destination);
+                    CREATE INDEX files_by_run ON files (run_id, phase);
+                    CREATE TABLE multipart_uploads (
+                        upload_id TEXT NOT NULL PRIMARY KEY,
+                        path TEXT NOT NULL,
+                        key TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        mtime REAL NOT NULL,
+                        created_at REAL NOT NULL
+                    );
+                    CREATE INDEX multipart_uploads_by_path ON multipart_uploads (path, key);
+                    CREATE TABLE multipart_parts (
+                        upload_id TEXT NOT NULL,
+                        number INTEGER NOT NULL,
+                        etag TEXT NOT NULL,
+                        PRIMARY KEY (upload_id, number)
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }
+
+    /// Refuses a file that is corrupt or is some other program's database; an empty file is a new journal.
+    ///
+    /// Runs before anything is written, so a refused file is left exactly as it was.
+    static func check(_ db: Database, path: String) throws(JournalError) {
+        do {
+            // quick_check reads every page once (milliseconds for tens of thousands of rows) but skips the
+            // index-content checks of integrity_check.
+            // quick_check(1) stops at the first problem, which is all the one-line message can show.
+            let verdict = try String.fetchOne(db, sql: "PRAGMA quick_check(1)") ?? "no verdict"
+            guard verdict == "ok" else {
+                let problem = verdict.replacingOccurrences(of: "*** in database main ***", with: "")
+                    .split(whereSeparator: \.isNewline).joined(separator: " ")
+                    .trimmingCharacters(in: .whitespaces)
+                throw JournalError(.notADatabase, path: path, reason: "corrupt SQLite database (\(problem))")
+            }
+            let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+            if application == applicationID { return }
+            let tables = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0
+            guard application == 0, tables == 0 else {
+                throw JournalError(
+                    .notADatabase, path: path, reason: "an SQLite database, but not an uploader-tui journal")
+            }
+        } catch {
+            throw JournalError.from(error, path: path)
+        }
+    }
+}

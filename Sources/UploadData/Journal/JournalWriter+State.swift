@@ -1,0 +1,127 @@
+import Dispatch
+import UploadDomain
+
+/// One change waiting for the journal's writer thread.
+enum JournalWrite: Sendable {
+    case file(JournalEntry, at: Double)
+    case hash(HashJob, sha256: String)
+    case uploadBegan(uploadID: String, item: UploadItem, key: String, at: Double)
+    case partFinished(uploadID: String, number: Int, etag: String)
+    case uploadEnded(uploadID: String)
+}
+
+/// A file whose done row still lacks its content hash.
+struct HashJob: Sendable, Equatable {
+    var path: String
+    var destination: String
+    var size: Int64
+    var modified: Double
+}
+
+/// The writer's buffer and its batching decisions, kept free of I/O so they can be tested as scripts.
+///
+/// Records and flushes change it under the writer's mutex; the writer thread asks `next` what to do.
+struct JournalWriterState {
+    /// What the writer thread does next.
+    enum Step {
+        /// Commit these writes in one transaction, then report `committed(through:)`.
+        case commit([JournalWrite], through: UInt64)
+        /// Hash the next chunk of the current file.
+        case hash
+        /// Closing ran out of time for hashes: forget the rest (their rows keep a NULL sha256).
+        case dropHashes
+        /// Sleep until woken, or until the deadline when a batch is open.
+        case wait(until: DispatchTime?)
+        /// Everything is written and hashed after `close`: the thread ends.
+        case finish
+    }
+
+    /// A batch is committed this long after its first write, unless it fills or someone waits for it first.
+    static let batchWindow = DispatchTimeInterval.milliseconds(50)
+    static let batchSize = 256
+
+    private var pending: [JournalWrite] = []
+    /// Sequence number of the last write taken in, and of the last one committed (or given up on).
+    private var enqueued: UInt64 = 0
+    private var committed: UInt64 = 0
+    /// Set when a caller waits or a write is worth committing at once; the open batch goes now.
+    private var urgent = false
+    private var batchDeadline: DispatchTime?
+    private var waiters: [(through: UInt64, semaphore: DispatchSemaphore)] = []
+    private var hashDeadline: DispatchTime?
+    /// Set by `close`; records are then refused.
+    private(set) var isClosing = false
+    /// The last failure, for the caller to report.
+    private(set) var failure: JournalError?
+
+    /// Takes a record in; returns whether the writer must be woken (a new batch, a full one, or a prompt one).
+    mutating func enqueue(_ write: JournalWrite, prompt: Bool) -> Bool {
+        guard !isClosing else { return false }
+        return append(write, prompt: prompt)
+    }
+
+    /// Takes in a hash found by the writer itself, accepted while closing too.
+    mutating func enqueueHash(_ job: HashJob, sha256: String) {
+        _ = append(.hash(job, sha256: sha256), prompt: false)
+    }
+
+    private mutating func append(_ write: JournalWrite, prompt: Bool) -> Bool {
+        let wasEmpty = pending.isEmpty
+        pending.append(write)
+        enqueued += 1
+        if prompt { urgent = true }
+        return wasEmpty || prompt || pending.count == Self.batchSize
+    }
+
+    /// A semaphore signalled once everything taken in so far is committed; nil when that is already so.
+    mutating func flushWaiter() -> DispatchSemaphore? {
+        guard committed < enqueued else { return nil }
+        let semaphore = DispatchSemaphore(value: 0)
+        waiters.append((enqueued, semaphore))
+        urgent = true
+        return semaphore
+    }
+
+    /// Starts closing; false when `close` already ran.
+    mutating func beginClosing(now: DispatchTime, hashBudget: DispatchTimeInterval) -> Bool {
+        guard !isClosing else { return false }
+        isClosing = true
+        hashDeadline = now + hashBudget
+        return true
+    }
+
+    /// Decides the writer's next step; `hashing` says whether files wait for their hash.
+    mutating func next(now: DispatchTime, hashing: Bool) -> Step {
+        if !pending.isEmpty {
+            let deadline = batchDeadline ?? now + Self.batchWindow
+            batchDeadline = deadline
+            if urgent || isClosing || pending.count >= Self.batchSize || now >= deadline {
+                let writes = pending
+                pending = []
+                urgent = false
+                batchDeadline = nil
+                return .commit(writes, through: enqueued)
+            }
+        }
+        if hashing {
+            if let hashDeadline, now >= hashDeadline { return .dropHashes }
+            return .hash
+        }
+        if isClosing { return .finish }
+        return .wait(until: batchDeadline)
+    }
+
+    /// Notes a failure found outside the batches (a query, writing the run's end).
+    mutating func noteFailure(_ failure: JournalError) {
+        self.failure = failure
+    }
+
+    /// Notes a batch as done (written, or lost to `failure`); returns the waiters to signal, after unlocking.
+    mutating func committed(through sequence: UInt64, failure: JournalError?) -> [DispatchSemaphore] {
+        committed = max(committed, sequence)
+        if let failure { self.failure = failure }
+        let ready = waiters.filter { $0.through <= committed }.map(\.semaphore)
+        waiters.removeAll { $0.through <= committed }
+        return ready
+    }
+}

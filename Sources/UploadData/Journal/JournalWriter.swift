@@ -1,0 +1,235 @@
+import Dispatch
+import Foundation
+import GRDB
+import Synchronization
+import UploadDomain
+
+/// The one thread that writes the journal: callers append to a buffer and return; it commits batches.
+///
+/// Each batch is one transaction, so a kill at any moment leaves either all of it or none. After a batch with
+/// done rows it hashes those files a chunk at a time, committing any batch that comes due in between.
+final class JournalWriter: Sendable {
+    /// How long `close` keeps hashing files still waiting for their hash; the rest keep a NULL sha256.
+    ///
+    /// Hashing normally keeps pace with uploads (it reads the files just sent, mostly from the page cache),
+    /// but a fast link can leave gigabytes behind, and a user who asked to quit should not wait minutes for it.
+    static let closeHashBudget = DispatchTimeInterval.seconds(10)
+    /// Responses longer than this are cut, so a chatty server cannot bloat the journal.
+    static let responseLimit = 64 * 1024
+
+    private let queue: DatabaseQueue
+    private let path: String
+    private let runID: Int64
+    private let state = Mutex(JournalWriterState())
+    private let wake = DispatchSemaphore(value: 0)
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// Starts the writer thread.
+    init(queue: DatabaseQueue, path: String, runID: Int64) {
+        self.queue = queue
+        self.path = path
+        self.runID = runID
+        let thread = Thread { [self] in
+            run()
+            stopped.signal()
+        }
+        thread.name = "uploader-tui journal"
+        thread.start()
+    }
+
+    /// The last failure to write or read, if any.
+    var failure: JournalError? { state.withLock { $0.failure } }
+
+    /// Buffers `write` and returns at once; `prompt` commits it without waiting for the batch window.
+    func submit(_ write: JournalWrite, prompt: Bool = false) {
+        if state.withLock({ $0.enqueue(write, prompt: prompt) }) { wake.signal() }
+    }
+
+    /// Returns once everything submitted before the call is committed (or has failed, see `failure`).
+    func flush() {
+        guard let waiter = state.withLock({ $0.flushWaiter() }) else { return }
+        wake.signal()
+        waiter.wait()
+    }
+
+    /// Commits what is left, hashes what waits (within `closeHashBudget`) and ends the thread.
+    ///
+    /// - Returns: false when the writer was already stopped.
+    func stop() -> Bool {
+        let first = state.withLock { $0.beginClosing(now: .now(), hashBudget: Self.closeHashBudget) }
+        guard first else { return false }
+        wake.signal()
+        stopped.wait()
+        return true
+    }
+
+    /// Notes a failure found outside the thread (a query, writing the run's end), for `failure`.
+    func noteFailure(_ error: JournalError) {
+        state.withLock { $0.noteFailure(error) }
+    }
+
+    // MARK: - The thread
+
+    private func run() {
+        var jobs = HashQueue()
+        var hasher: FileHasher?
+        var buffer: [UInt8] = []
+        while true {
+            let step = state.withLock { $0.next(now: .now(), hashing: hasher != nil || !jobs.isEmpty) }
+            switch step {
+            case .commit(let writes, let sequence):
+                var failure: JournalError?
+                do {
+                    jobs.append(try commit(writes))
+                } catch {
+                    // The batch is lost, but the thread goes on: later batches may succeed (space freed).
+                    failure = JournalError.from(error, path: path)
+                }
+                let ready = state.withLock { $0.committed(through: sequence, failure: failure) }
+                for waiter in ready { waiter.signal() }
+            case .hash:
+                if hasher == nil {
+                    hasher = jobs.next().flatMap(FileHasher.init)
+                    continue
+                }
+                if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: FileHasher.chunkSize) }
+                switch hasher!.step(buffer: &buffer) {
+                case .more:
+                    break
+                case .finished(let sha256):
+                    let job = hasher!.job
+                    state.withLock { $0.enqueueHash(job, sha256: sha256) }
+                    hasher = nil
+                case .abandoned:
+                    hasher = nil
+                }
+            case .dropHashes:
+                jobs = HashQueue()
+                hasher = nil
+            case .wait(let deadline):
+                if let deadline { _ = wake.wait(timeout: deadline) } else { wake.wait() }
+            case .finish:
+                return
+            }
+        }
+    }
+
+    /// Writes one batch in one transaction; returns the files whose done rows now wait for a hash.
+    private func commit(_ writes: [JournalWrite]) throws -> [HashJob] {
+        try queue.write { db in
+            var jobs: [HashJob] = []
+            for write in writes {
+                switch write {
+                case .file(let entry, let time):
+                    try upsert(entry, at: time, db)
+                    if case .done = entry.outcome {
+                        jobs.append(
+                            HashJob(
+                                path: entry.item.path, destination: entry.destination, size: entry.item.size,
+                                modified: entry.item.modified))
+                    }
+                case .hash(let job, let sha256):
+                    // Only a row still done for the same size and mtime gets the hash of what was read.
+                    try db.cachedStatement(
+                        sql: """
+                            UPDATE files SET sha256 = ?
+                            WHERE path = ? AND destination = ? AND size = ? AND mtime = ? AND phase = 'done'
+                            """
+                    ).execute(arguments: [sha256, job.path, job.destination, job.size, job.modified])
+                case .uploadBegan(let uploadID, let item, let key, let time):
+                    try db.cachedStatement(
+                        sql: """
+                            INSERT OR REPLACE INTO multipart_uploads (upload_id, path, key, size, mtime, created_at)
+                            VALUES (?, ?, ?, ?, ?, ?)
+                            """
+                    ).execute(arguments: [uploadID, item.path, key, item.size, item.modified, time])
+                case .partFinished(let uploadID, let number, let etag):
+                    try db.cachedStatement(
+                        sql: "INSERT OR REPLACE INTO multipart_parts (upload_id, number, etag) VALUES (?, ?, ?)"
+                    ).execute(arguments: [uploadID, number, etag])
+                case .uploadEnded(let uploadID):
+                    try db.cachedStatement(sql: "DELETE FROM multipart_parts WHERE upload_id = ?")
+                        .execute(arguments: [uploadID])
+                    try db.cachedStatement(sql: "DELETE FROM multipart_uploads WHERE upload_id = ?")
+                        .execute(arguments: [uploadID])
+                }
+            }
+            return jobs
+        }
+    }
+
+    /// The file's row takes the entry's state whole; a hash survives only for the same size and mtime.
+    private func upsert(_ entry: JournalEntry, at time: Double, _ db: Database) throws {
+        var status: Int?
+        var response: String?
+        var mediaID: String?
+        var location: String?
+        var error: String?
+        let phase: String
+        switch entry.outcome {
+        case .started:
+            phase = "started"
+        case .done(let result):
+            phase = "done"
+            status = result?.httpStatus
+            response = result.map { Self.truncated($0.body) }
+            mediaID = result?.mediaID
+            location = result?.location
+        case .failed(let failure):
+            phase = "failed"
+            status = failure.httpStatus
+            response = failure.bodyExcerpt
+            error = failure.description.split(whereSeparator: \.isNewline).joined(separator: " ")
+        case .cancelled:
+            phase = "cancelled"
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO files (path, destination, size, mtime, phase, attempts, http_status, response,
+                    media_id, location, error, run_id, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (path, destination) DO UPDATE SET
+                    sha256 = CASE WHEN size = excluded.size AND mtime = excluded.mtime THEN sha256 END,
+                    size = excluded.size, mtime = excluded.mtime, phase = excluded.phase,
+                    attempts = excluded.attempts, http_status = excluded.http_status, response = excluded.response,
+                    media_id = excluded.media_id, location = excluded.location, etag = NULL,
+                    error = excluded.error, run_id = excluded.run_id, updated_at = excluded.updated_at
+                """
+        ).execute(arguments: [
+            entry.item.path, entry.destination, entry.item.size, entry.item.modified, phase, entry.attempt,
+            status, response, mediaID, location, error, runID, time,
+        ])
+    }
+
+    /// The first `responseLimit` bytes of `text`, cut at a character boundary.
+    static func truncated(_ text: String) -> String {
+        guard text.utf8.count > responseLimit else { return text }
+        var end = text.utf8.index(text.utf8.startIndex, offsetBy: responseLimit)
+        while end.samePosition(in: text) == nil { end = text.utf8.index(before: end) }
+        return String(text[..<end])
+    }
+}
+
+/// Files waiting for their hash, first in first out, without the O(n) shift of `removeFirst`.
+private struct HashQueue {
+    private var jobs: [HashJob] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == jobs.count }
+
+    mutating func append(_ more: [HashJob]) {
+        jobs += more
+    }
+
+    mutating func next() -> HashJob? {
+        guard head < jobs.count else { return nil }
+        defer {
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+        }
+        return jobs[head]
+    }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import GRDB
+import Synchronization
+import UploadDomain
+
+/// The journal in an SQLite file (WAL mode), held exclusively through a sibling lock file for one run.
+///
+/// Records go through `JournalWriter`, which commits them in batches on its own thread; queries run on the
+/// caller's thread after a flush, so they see everything recorded before them.
+public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable {
+    /// The database file.
+    public let path: String
+    /// This run's destination (the `--to` or `s3://` URL), as given to `open`.
+    public let destination: String
+    /// This run's row in `runs`.
+    public let runID: Int64
+
+    private let queue: DatabaseQueue
+    private let writer: JournalWriter
+    /// Dropped (and so released) by `close`.
+    private let lock: Mutex<JournalLock?>
+
+    private init(path: String, destination: String, runID: Int64, queue: DatabaseQueue, lock: consuming JournalLock) {
+        self.path = path
+        self.destination = destination
+        self.runID = runID
+        self.queue = queue
+        self.lock = Mutex(lock)
+        writer = JournalWriter(queue: queue, path: path, runID: runID)
+    }
+
+    deinit {
+        // Not closed: stop the thread but leave the run without an end, as a killed run would.
+        _ = writer.stop()
+    }
+
+    /// Opens (creating when missing) the journal at `path` for one run and records the run's start.
+    ///
+    /// - Parameters:
+    ///   - path: The SQLite file; missing parent folders are created 0700.
+    ///   - destination: Where the run uploads to (no secrets).
+    ///   - arguments: The run's command line, already redacted.
+    /// - Throws: `JournalError`; a file that is not a journal is left untouched.
+    public static func open(path: String, destination: String, arguments: String) throws(JournalError)
+        -> SQLiteJournal
+    {
+        try JournalFiles.makeParentFolders(of: path)
+        let lock = try JournalLock(journalPath: path)
+        try JournalFiles.createIfMissing(path)
+        let queue: DatabaseQueue
+        let runID: Int64
+        do {
+            var configuration = Configuration()
+            configuration.label = "uploader-tui journal"
+            // Another connection (a `history` reader) may hold a lock for a moment, e.g. while recovering the WAL.
+            configuration.busyMode = .timeout(5)
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.writeWithoutTransaction { db in
+                try JournalSchema.check(db, path: path)
+                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                guard mode == "wal" else {
+                    throw JournalError(
+                        .notWritable, path: path, reason: "cannot switch it to WAL mode (it stays \(mode ?? "?"))")
+                }
+                // With WAL, NORMAL never corrupts: a power cut can only roll back the last commits (no fsync each).
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            try JournalSchema.migrator.migrate(queue)
+            runID = try queue.write { db in
+                try db.execute(
+                    sql: "INSERT INTO runs (started_at, destination, arguments) VALUES (?, ?, ?)",
+                    arguments: [Date().timeIntervalSince1970, destination, arguments])
+                return db.lastInsertedRowID
+            }
+        } catch {
+            throw JournalError.from(error, path: path)
+        }
+        return SQLiteJournal(path: path, destination: destination, runID: runID, queue: queue, lock: lock)
+    }
+
+    /// The last failure to write or read the journal since it opened (a failed batch is lost); worth a warning.
+    public var writeFailure: JournalError? { writer.failure }
+
+    // MARK: - UploadJournal
+
+    /// Looks all items up in one query, so 10,000 files cost one round trip.
+    ///
+    /// The (path, destination) pairs go in as one JSON array, which SQLite walks with `json_each` and joins on
+    /// the files' unique index; binding 10,000 rows into a temporary table costs several times more.
+    /// Size and mtime are compared here, on the stored REAL, so no number takes a trip through decimal text.
+    public func priorOutcomes(of items: [UploadItem], destinations: [String]) -> [Int: JournalEntry.PriorOutcome] {
+        precondition(items.count == destinations.count, "one destination per item")
+        guard !items.isEmpty else { return [:] }
+        writer.flush()
+        do {
+            let pairs = try JSONEncoder().encode(zip(items, destinations).map { [$0.path, $1] })
+            return try queue.read { db in
+                var outcomes: [Int: JournalEntry.PriorOutcome] = [:]
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT probe.key, files.size, files.mtime, files.phase = 'done'
+                        FROM json_each(?) AS probe CROSS JOIN files
+                            ON files.path = json_extract(probe.value, '$[0]')
+                            AND files.destination = json_extract(probe.value, '$[1]')
+                        WHERE files.phase IN ('done', 'failed')
+                        """,
+                    arguments: [String(decoding: pairs, as: UTF8.self)])
+                while let row = try rows.next() {
+                    let item = items[row[0] as Int]
+                    let size: Int64 = row[1]
+                    let modified: Double = row[2]
+                    guard size == item.size, modified == item.modified else { continue }
+                    outcomes[item.id] = row[3] as Bool ? .done : .failed
+                }
+                return outcomes
+            }
+        } catch {
+            writer.noteFailure(JournalError.from(error, path: path))
+            return [:]
+        }
+    }
+
+    /// Buffers the entry and returns at once; the writer thread commits it within about 50 ms.
+    public func record(_ entry: JournalEntry) {
+        writer.submit(.file(entry, at: Date().timeIntervalSince1970))
+    }
+
+    /// Returns once everything recorded before the call is committed; hashes still pending are not waited for.
+    public func flush() {
+        writer.flush()
+    }
+
+    /// Commits what is left, finishes pending hashes (for up to 10 s), writes the run's end and releases the lock.
+    ///
+    /// A second call does nothing.
+    public func close(counts: PhaseCounts) {
+        guard writer.stop() else { return }
+        do {
+            try queue.write { db in
+                try db.execute(
+                    sql: """
+                        UPDATE runs SET ended_at = ?, done = ?, failed = ?, cancelled = ?, skipped = ?
+                        WHERE id = ?
+                        """,
+                    arguments: [
+                        Date().timeIntervalSince1970, counts.done, counts.failed, counts.cancelled, counts.skipped,
+                        runID,
+                    ])
+            }
+            try queue.close()
+        } catch {
+            writer.noteFailure(JournalError.from(error, path: path))
+        }
+        lock.withLock { $0 = nil }
+    }
+
+    // MARK: - Queries
+
+    /// Absolute paths whose latest outcome, written by a run to this run's destination, is failed.
+    public func failedFiles() -> [String] {
+        writer.flush()
+        do {
+            return try queue.read { db in
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT DISTINCT files.path FROM files JOIN runs ON runs.id = files.run_id
+                        WHERE files.phase = 'failed' AND runs.destination = ?
+                        ORDER BY files.path
+                        """,
+                    arguments: [destination])
+            }
+        } catch {
+            writer.noteFailure(JournalError.from(error, path: path))
+            return []
+        }
+    }
+
+    /// One file's row as stored, for tests and diagnostics.
+    struct StoredFile: Equatable {
+        var phase: String
+        var attempts: Int
+        var sha256: String?
+        var httpStatus: Int?
+        var response: String?
+        var mediaID: String?
+        var location: String?
+        var error: String?
+        var runID: Int64
+    }
+
+    /// The row for `path` at `destination`, after a flush.
+    func storedFile(path: String, destination: String) -> StoredFile? {
+        writer.flush()
+        return try? queue.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT phase, attempts, sha256, http_status, response, media_id, location, error, run_id
+                    FROM files WHERE path = ? AND destination = ?
+                    """,
+                arguments: [path, destination]
+            ).map {
+                StoredFile(
+                    phase: $0[0], attempts: $0[1], sha256: $0[2], httpStatus: $0[3], response: $0[4], mediaID: $0[5],
+                    location: $0[6], error: $0[7], runID: $0[8])
+            }
+        }
+    }
+
+    // MARK: - MultipartCheckpoints
+
+    /// The newest upload begun for this file and key, if the file still has the size and mtime it had then.
+    public func unfinishedUpload(of item: UploadItem, key: String) -> (uploadID: String, parts: [Int: String])? {
+        writer.flush()
+        do {
+            return try queue.read { db in
+                let uploadID = try String.fetchOne(
+                    db,
+                    sql: """
+                        SELECT upload_id FROM multipart_uploads
+                        WHERE path = ? AND key = ? AND size = ? AND mtime = ?
+                        ORDER BY created_at DESC, rowid DESC LIMIT 1
+                        """,
+                    arguments: [item.path, key, item.size, item.modified])
+                guard let uploadID else { return nil }
+                var parts: [Int: String] = [:]
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT number, etag FROM multipart_parts WHERE upload_id = ?", arguments: [uploadID])
+                while let row = try rows.next() { parts[row[0]] = row[1] }
+                return (uploadID, parts)
+            }
+        } catch {
+            writer.noteFailure(JournalError.from(error, path: path))
+            return nil
+        }
+    }
+
+    /// Notes the upload's start, committed at once: it is what lets a later run continue instead of restarting.
+    public func uploadBegan(_ uploadID: String, item: UploadItem, key: String) {
+        let write = JournalWrite.uploadBegan(uploadID: uploadID, item: item, key: key, at: Date().timeIntervalSince1970)
+        writer.submit(write, prompt: true)
+    }
+
+    /// Notes one finished part, committed at once (a part may be gigabytes of transfer).
+    public func partFinished(uploadID: String, number: Int, etag: String) {
+        writer.submit(.partFinished(uploadID: uploadID, number: number, etag: etag), prompt: true)
+    }
+
+    /// Forgets the upload and its parts; batched like outcomes.
+    public func uploadEnded(_ uploadID: String) {
+        writer.submit(.uploadEnded(uploadID: uploadID))
+    }
+}

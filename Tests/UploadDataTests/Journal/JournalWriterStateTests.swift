@@ -1,0 +1,140 @@
+import Dispatch
+import Testing
+import UploadDomain
+
+@testable import UploadData
+
+/// Scripts of events and the writer's next step; time is passed in, so nothing sleeps.
+@Suite("JournalWriterState")
+struct JournalWriterStateTests {
+    let start = DispatchTime(uptimeNanoseconds: 1_000_000_000)
+    let write = JournalWrite.uploadEnded(uploadID: "u")
+
+    private func after(_ milliseconds: Int) -> DispatchTime { start + .milliseconds(milliseconds) }
+
+    private func committed(_ step: JournalWriterState.Step) -> (count: Int, through: UInt64)? {
+        guard case .commit(let writes, let through) = step else { return nil }
+        return (writes.count, through)
+    }
+
+    @Test("idle: the writer sleeps without a deadline")
+    func idle() {
+        var state = JournalWriterState()
+        guard case .wait(until: nil) = state.next(now: start, hashing: false) else {
+            Issue.record("expected an open-ended wait")
+            return
+        }
+        let waiter = state.flushWaiter()
+        #expect(waiter == nil)
+    }
+
+    @Test("the first record wakes the writer, which commits the batch 50 ms later")
+    func window() {
+        var state = JournalWriterState()
+        let first = state.enqueue(write, prompt: false)
+        #expect(first)
+        let second = state.enqueue(write, prompt: false)
+        #expect(!second)
+        guard case .wait(until: let deadline?) = state.next(now: start, hashing: false) else {
+            Issue.record("expected a wait with a deadline")
+            return
+        }
+        #expect(deadline == after(50))
+        let third = state.enqueue(write, prompt: false)
+        #expect(!third)
+        guard case .wait = state.next(now: after(49), hashing: false) else {
+            Issue.record("committed before the window closed")
+            return
+        }
+        let batch = state.next(now: after(50), hashing: false)
+        #expect(committed(batch)?.count == 3)
+        let released = state.committed(through: 3, failure: nil)
+        #expect(released.isEmpty)
+        // The next record opens a new batch and wakes the writer again.
+        let nextBatch = state.enqueue(write, prompt: false)
+        #expect(nextBatch)
+    }
+
+    @Test("256 pending writes are committed at once, and the 256th wakes the writer")
+    func fullBatch() {
+        var state = JournalWriterState()
+        var wakes = 0
+        for _ in 0..<256 where state.enqueue(write, prompt: false) { wakes += 1 }
+        #expect(wakes == 2)
+        let full = state.next(now: start, hashing: false)
+        #expect(committed(full)?.count == 256)
+    }
+
+    @Test("a flush makes the open batch go now, and its waiter is released by that commit only")
+    func flush() throws {
+        var state = JournalWriterState()
+        _ = state.enqueue(write, prompt: false)
+        _ = state.enqueue(write, prompt: false)
+        let first = state.flushWaiter()
+        let waiter = try #require(first)
+        let step = state.next(now: start, hashing: false)
+        let batch = try #require(committed(step))
+        #expect(batch.count == 2 && batch.through == 2)
+        _ = state.enqueue(write, prompt: false)
+        let second = state.flushWaiter()
+        let later = try #require(second)
+        let released = state.committed(through: 2, failure: nil)
+        #expect(released.count == 1 && released.first === waiter)
+        let rest = state.committed(through: 3, failure: nil)
+        #expect(rest.first === later)
+    }
+
+    @Test("a prompt write is committed without waiting for the window")
+    func prompt() {
+        var state = JournalWriterState()
+        let woke = state.enqueue(write, prompt: true)
+        #expect(woke)
+        let batch = state.next(now: start, hashing: false)
+        #expect(committed(batch)?.count == 1)
+    }
+
+    @Test("hashing runs while no batch is due, and yields to one that is")
+    func hashing() {
+        var state = JournalWriterState()
+        guard case .hash = state.next(now: start, hashing: true) else {
+            Issue.record("expected to hash")
+            return
+        }
+        _ = state.enqueue(write, prompt: false)
+        guard case .hash = state.next(now: after(10), hashing: true) else {
+            Issue.record("expected to hash while the batch window is open")
+            return
+        }
+        let batch = state.next(now: after(60), hashing: true)
+        #expect(committed(batch)?.count == 1)
+    }
+
+    @Test("closing refuses records, commits what is left, hashes within the budget, then finishes")
+    func closing() {
+        var state = JournalWriterState()
+        _ = state.enqueue(write, prompt: false)
+        let first = state.beginClosing(now: start, hashBudget: .seconds(10))
+        #expect(first)
+        let again = state.beginClosing(now: start, hashBudget: .seconds(10))
+        #expect(!again)
+        let accepted = state.enqueue(write, prompt: true)
+        #expect(!accepted)
+        let leftover = state.next(now: start, hashing: true)
+        #expect(committed(leftover)?.count == 1)
+        guard case .hash = state.next(now: after(9_999), hashing: true) else {
+            Issue.record("expected to hash within the budget")
+            return
+        }
+        state.enqueueHash(HashJob(path: "/a", destination: "d", size: 1, modified: 0), sha256: "00")
+        let hashes = state.next(now: after(9_999), hashing: true)
+        #expect(committed(hashes)?.count == 1)
+        guard case .dropHashes = state.next(now: after(10_000), hashing: true) else {
+            Issue.record("expected the rest of the hashes to be dropped")
+            return
+        }
+        guard case .finish = state.next(now: after(10_000), hashing: false) else {
+            Issue.record("expected to finish")
+            return
+        }
+    }
+}
