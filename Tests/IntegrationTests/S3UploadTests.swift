@@ -74,6 +74,35 @@ struct S3UploadTests {
         #expect(try await moto.tool("keys", "cut") == "[]")
     }
 
+    @Test("a multipart upload killed with -9 continues from its finished parts on the rerun")
+    func killedMultipartContinues() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "resume")
+        let folder = try TestFolder("s3resume")
+        let path = try folder.writeLarge("long.bin", size: 30 << 20, seed: 6)
+        let journal = folder.path + ".journal.sqlite"
+        let arguments = [
+            path, "--to", "s3://resume/", "--endpoint-url", moto.endpoint, "--json", "--journal", journal,
+            "--part-size", "5M", "--multipart-threshold", "5M", "--concurrency", "2",
+        ]
+        let child = try ChildProcess.start(binary, arguments + ["--limit-rate", "2M"], environment: MotoFixture.environment)
+        try await waitUntil("two parts in the journal", every: .milliseconds(100)) {
+            Int(try await journalQuery(journal, "SELECT count(*) FROM multipart_parts").first ?? "") ?? 0 >= 2
+        }
+        child.signal(SIGKILL)
+        _ = await child.wait()
+        let parts = Int(try await journalQuery(journal, "SELECT count(*) FROM multipart_parts").first ?? "") ?? 0
+        #expect(parts >= 2 && parts < 6)
+        #expect(try await moto.tool("uploads", "resume") == "[\"long.bin\"]")
+
+        let rerun = try await ChildProcess.run(binary, arguments, environment: MotoFixture.environment)
+        #expect(rerun.status == 0, "\(rerun.standardError)")
+        // A fresh upload would have left the killed one open; continuing it completes it.
+        #expect(try await moto.tool("uploads", "resume") == "[]")
+        #expect(try await moto.tool("sha256", "resume", "long.bin") == (try sha256(ofFile: path)))
+        #expect(try await journalQuery(journal, "SELECT count(*) FROM multipart_uploads") == ["0"])
+    }
+
     @Test("with moto checking signatures, signed single and multipart uploads pass and a wrong secret is refused")
     func signaturesChecked() async throws {
         let moto = try await MotoFixture.start(authAfter: 4)

@@ -6,12 +6,13 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// Checks `condition` every few milliseconds until it holds; throws after `timeout`.
 func waitUntil(
-    _ what: String, timeout: Duration = .seconds(60), _ condition: () async throws -> Bool
+    _ what: String, timeout: Duration = .seconds(60), every interval: Duration = .milliseconds(5),
+    _ condition: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         guard ContinuousClock.now < deadline else { throw TestFailure(description: "timed out waiting for \(what)") }
-        try await Task.sleep(for: .milliseconds(5))
+        try await Task.sleep(for: interval)
     }
 }
 
@@ -24,13 +25,18 @@ func ndjson(_ output: String) throws -> [[String: Any]] {
 
 /// The absolute paths the journal at `path` records as done, read with Python's sqlite3 (an outside reader).
 func journalDonePaths(_ path: String) async throws -> Set<String> {
+    Set(try await journalQuery(path, "SELECT path FROM files WHERE phase = 'done'"))
+}
+
+/// The rows of a one-column query on the journal at `path`, as text.
+func journalQuery(_ path: String, _ query: String) async throws -> [String] {
     let script = """
         import sqlite3, sys
         db = sqlite3.connect(sys.argv[1])
-        for (path,) in db.execute("SELECT path FROM files WHERE phase = 'done'"):
-            print(path)
+        for (value,) in db.execute(sys.argv[2]):
+            print(value)
         """
-    let outcome = try await ChildProcess.run("/usr/bin/env", ["python3", "-c", script, path])
+    let outcome = try await ChildProcess.run("/usr/bin/env", ["python3", "-c", script, path, query])
     guard outcome.status == 0 else { throw TestFailure(description: "reading the journal: \(outcome.standardError)") }
-    return Set(outcome.standardOutput.split(separator: "\n").map(String.init))
+    return outcome.standardOutput.split(separator: "\n").map(String.init)
 }
