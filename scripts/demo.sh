@@ -21,6 +21,6 @@ port=$(cat "$work/port")
 echo "uploader-server on 127.0.0.1:$port, uploading $(ls "$work/pet" | wc -l) images from $work/pet"
 status=0
 "$BIN/uploader-tui" "$work/pet" --to "http://127.0.0.1:$port/datasets/pet-42/images" \
-    --concurrency 4 "$@" || status=$?
+    --concurrency 4 --journal "$work/journal.sqlite" "$@" || status=$?
 echo "uploader-tui exited with $status; the server stored $(find "$work/received" -type f ! -name manifest.json | wc -l) files"
 exit $status
