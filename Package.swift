@@ -19,11 +19,12 @@ let package = Package(
     targets: [
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw")]),
+        .target(name: "CXXHash", linkerSettings: [.linkedLibrary("xxhash")]),
         .target(name: "UploadDomain"),
         .target(
             name: "UploadData",
             dependencies: [
-                "UploadDomain", "CCurl",
+                "UploadDomain", "CCurl", "CXXHash",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

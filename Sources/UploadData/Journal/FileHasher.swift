@@ -1,7 +1,10 @@
-import Crypto
+import CXXHash
 import Foundation
 
-/// SHA-256 of one file, a chunk per call, so the writer can commit rows between chunks of a large file.
+/// XXH3-128 of one file, a chunk per call, so the writer can commit rows between chunks of a large file.
+///
+/// XXH3 rather than SHA-256: the hash runs beside the upload, and SHA-256 (about 1.6 GB/s here) took longer
+/// than sending a 2 GiB file over loopback; XXH3 is an order of magnitude faster and is what `xxhsum -H2` prints.
 ///
 /// The hash counts only if the file still has the size and modification time the journal recorded, before
 /// and after reading; otherwise it describes other content and is dropped.
@@ -9,7 +12,7 @@ final class FileHasher {
     /// What one call did.
     enum Step: Equatable {
         case more
-        case finished(sha256: String)
+        case finished(contentHash: String)
         /// The file is unreadable, or changed before or during hashing.
         case abandoned
     }
@@ -18,7 +21,7 @@ final class FileHasher {
 
     let job: HashJob
     private let descriptor: Int32
-    private var sha = SHA256()
+    private let state: OpaquePointer
     private var bytesRead: Int64 = 0
 
     /// Opens the file; nil when it is gone or no longer has the recorded size and mtime.
@@ -31,9 +34,12 @@ final class FileHasher {
         }
         self.job = job
         descriptor = fd
+        state = XXH3_createState()
+        XXH3_128bits_reset(state)
     }
 
     deinit {
+        XXH3_freeState(state)
         close(descriptor)
     }
 
@@ -45,11 +51,11 @@ final class FileHasher {
         }
         if count == 0 {
             guard bytesRead == job.size, Self.matches(descriptor, job) else { return .abandoned }
-            return .finished(sha256: Self.hex(sha.finalize()))
+            return .finished(contentHash: Self.hex(XXH3_128bits_digest(state)))
         }
         bytesRead += Int64(count)
         guard bytesRead <= job.size else { return .abandoned }
-        buffer.withUnsafeBytes { sha.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+        buffer.withUnsafeBytes { _ = XXH3_128bits_update(state, $0.baseAddress, count) }
         return .more
     }
 
@@ -58,11 +64,14 @@ final class FileHasher {
         return fstat(fd, &info) == 0 && Int64(info.st_size) == job.size && JournalFiles.modified(info) == job.modified
     }
 
-    private static func hex(_ digest: SHA256.Digest) -> String {
+    /// The canonical (big-endian) form, as `xxhsum -H2` prints it.
+    static func hex(_ hash: XXH128_hash_t) -> String {
+        var canonical = XXH128_canonical_t()
+        XXH128_canonicalFromHash(&canonical, hash)
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest {
+        text.reserveCapacity(32)
+        for byte in withUnsafeBytes(of: canonical.digest, Array.init) {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0f)])
         }

@@ -30,7 +30,7 @@ enum JournalSchema {
                         destination TEXT NOT NULL,
                         size INTEGER NOT NULL,
                         mtime REAL NOT NULL,
-                        sha256 TEXT,
+                        content_hash TEXT,
                         phase TEXT NOT NULL,
                         attempts INTEGER NOT NULL DEFAULT 0,
                         http_status INTEGER,

@@ -4,14 +4,14 @@ import UploadDomain
 /// One change waiting for the journal's writer thread.
 enum JournalWrite: Sendable {
     case file(JournalEntry, at: Double)
-    case hash(HashJob, sha256: String)
+    case hash(HashJob, contentHash: String)
     case uploadBegan(uploadID: String, item: UploadItem, key: String, at: Double)
     case partFinished(uploadID: String, number: Int, etag: String)
     case uploadEnded(uploadID: String)
 }
 
 /// A file whose done row still lacks its content hash.
-struct HashJob: Sendable, Equatable {
+struct HashJob: Sendable, Hashable {
     var path: String
     var destination: String
     var size: Int64
@@ -28,7 +28,7 @@ struct JournalWriterState {
         case commit([JournalWrite], through: UInt64)
         /// Hash the next chunk of the current file.
         case hash
-        /// Closing ran out of time for hashes: forget the rest (their rows keep a NULL sha256).
+        /// Closing ran out of time for hashes: forget the rest (their rows keep a NULL content hash).
         case dropHashes
         /// Sleep until woken, or until the deadline when a batch is open.
         case wait(until: DispatchTime?)
@@ -61,8 +61,8 @@ struct JournalWriterState {
     }
 
     /// Takes in a hash found by the writer itself, accepted while closing too.
-    mutating func enqueueHash(_ job: HashJob, sha256: String) {
-        _ = append(.hash(job, sha256: sha256), prompt: false)
+    mutating func enqueueHash(_ job: HashJob, contentHash: String) {
+        _ = append(.hash(job, contentHash: contentHash), prompt: false)
     }
 
     private mutating func append(_ write: JournalWrite, prompt: Bool) -> Bool {

@@ -7,9 +7,10 @@ import UploadDomain
 /// The one thread that writes the journal: callers append to a buffer and return; it commits batches.
 ///
 /// Each batch is one transaction, so a kill at any moment leaves either all of it or none. After a batch with
-/// done rows it hashes those files a chunk at a time, committing any batch that comes due in between.
+/// started or done rows it hashes those files (each once) a chunk at a time, committing any batch that comes
+/// due in between; hashing from the start lets it run on the other core while the file uploads.
 final class JournalWriter: Sendable {
-    /// How long `close` keeps hashing files still waiting for their hash; the rest keep a NULL sha256.
+    /// How long `close` keeps hashing files still waiting for their hash; the rest keep a NULL content hash.
     ///
     /// Hashing normally keeps pace with uploads (it reads the files just sent, mostly from the page cache),
     /// but a fast link can leave gigabytes behind, and a user who asked to quit should not wait minutes for it.
@@ -72,6 +73,7 @@ final class JournalWriter: Sendable {
 
     private func run() {
         var jobs = HashQueue()
+        var queued = Set<HashJob>()
         var hasher: FileHasher?
         var buffer: [UInt8] = []
         while true {
@@ -80,7 +82,7 @@ final class JournalWriter: Sendable {
             case .commit(let writes, let sequence):
                 var failure: JournalError?
                 do {
-                    jobs.append(try commit(writes))
+                    jobs.append(try commit(writes).filter { queued.insert($0).inserted })
                 } catch {
                     // The batch is lost, but the thread goes on: later batches may succeed (space freed).
                     failure = JournalError.from(error, path: path)
@@ -96,9 +98,9 @@ final class JournalWriter: Sendable {
                 switch hasher!.step(buffer: &buffer) {
                 case .more:
                     break
-                case .finished(let sha256):
+                case .finished(let contentHash):
                     let job = hasher!.job
-                    state.withLock { $0.enqueueHash(job, sha256: sha256) }
+                    state.withLock { $0.enqueueHash(job, contentHash: contentHash) }
                     hasher = nil
                 case .abandoned:
                     hasher = nil
@@ -114,7 +116,7 @@ final class JournalWriter: Sendable {
         }
     }
 
-    /// Writes one batch in one transaction; returns the files whose done rows now wait for a hash.
+    /// Writes one batch in one transaction; returns the files whose started or done rows want a hash.
     private func commit(_ writes: [JournalWrite]) throws -> [HashJob] {
         try queue.write { db in
             var jobs: [HashJob] = []
@@ -122,20 +124,23 @@ final class JournalWriter: Sendable {
                 switch write {
                 case .file(let entry, let time):
                     try upsert(entry, at: time, db)
-                    if case .done = entry.outcome {
+                    switch entry.outcome {
+                    case .started, .done:
                         jobs.append(
                             HashJob(
                                 path: entry.item.path, destination: entry.destination, size: entry.item.size,
                                 modified: entry.item.modified))
+                    case .failed, .cancelled:
+                        break
                     }
-                case .hash(let job, let sha256):
-                    // Only a row still done for the same size and mtime gets the hash of what was read.
+                case .hash(let job, let contentHash):
+                    // Only a row still for the same size and mtime gets the hash of what was read.
                     try db.cachedStatement(
                         sql: """
-                            UPDATE files SET sha256 = ?
-                            WHERE path = ? AND destination = ? AND size = ? AND mtime = ? AND phase = 'done'
+                            UPDATE files SET content_hash = ?
+                            WHERE path = ? AND destination = ? AND size = ? AND mtime = ?
                             """
-                    ).execute(arguments: [sha256, job.path, job.destination, job.size, job.modified])
+                    ).execute(arguments: [contentHash, job.path, job.destination, job.size, job.modified])
                 case .uploadBegan(let uploadID, let item, let key, let time):
                     try db.cachedStatement(
                         sql: """
@@ -189,7 +194,7 @@ final class JournalWriter: Sendable {
                     media_id, location, error, run_id, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (path, destination) DO UPDATE SET
-                    sha256 = CASE WHEN size = excluded.size AND mtime = excluded.mtime THEN sha256 END,
+                    content_hash = CASE WHEN size = excluded.size AND mtime = excluded.mtime THEN content_hash END,
                     size = excluded.size, mtime = excluded.mtime, phase = excluded.phase,
                     attempts = excluded.attempts, http_status = excluded.http_status, response = excluded.response,
                     media_id = excluded.media_id, location = excluded.location, etag = NULL,

@@ -181,7 +181,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     struct StoredFile: Equatable {
         var phase: String
         var attempts: Int
-        var sha256: String?
+        var contentHash: String?
         var httpStatus: Int?
         var response: String?
         var mediaID: String?
@@ -197,13 +197,13 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
             try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT phase, attempts, sha256, http_status, response, media_id, location, error, run_id
+                    SELECT phase, attempts, content_hash, http_status, response, media_id, location, error, run_id
                     FROM files WHERE path = ? AND destination = ?
                     """,
                 arguments: [path, destination]
             ).map {
                 StoredFile(
-                    phase: $0[0], attempts: $0[1], sha256: $0[2], httpStatus: $0[3], response: $0[4], mediaID: $0[5],
+                    phase: $0[0], attempts: $0[1], contentHash: $0[2], httpStatus: $0[3], response: $0[4], mediaID: $0[5],
                     location: $0[6], error: $0[7], runID: $0[8])
             }
         }

@@ -125,7 +125,7 @@ struct JournalWriterStateTests {
             Issue.record("expected to hash within the budget")
             return
         }
-        state.enqueueHash(HashJob(path: "/a", destination: "d", size: 1, modified: 0), sha256: "00")
+        state.enqueueHash(HashJob(path: "/a", destination: "d", size: 1, modified: 0), contentHash: "00")
         let hashes = state.next(now: after(9_999), hashing: true)
         #expect(committed(hashes)?.count == 1)
         guard case .dropHashes = state.next(now: after(10_000), hashing: true) else {

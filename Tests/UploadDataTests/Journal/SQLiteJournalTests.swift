@@ -291,9 +291,10 @@ struct SQLiteJournalTests {
 
             let reopened = try SQLiteJournal.open(path: path, destination: destination, arguments: "")
             defer { reopened.close(counts: PhaseCounts()) }
-            let hashes = items.map { reopened.storedFile(path: $0.path, destination: destination)?.sha256 }
-            #expect(hashes[0] == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-            #expect(hashes[1] == (try FileDigest.of(items[1]).sha256Hex))
+            let hashes = items.map { reopened.storedFile(path: $0.path, destination: destination)?.contentHash }
+            // XXH3-128 of "abc", as `xxhsum -H2` prints it.
+            #expect(hashes[0] == "06b05ab6733a618578af5f94892f3950")
+            #expect(hashes[1] == (try xxhsum128(large)))
             #expect(hashes[2] == nil)
         }
     }
@@ -339,4 +340,17 @@ struct SQLiteJournalTests {
                 == "/h/.local/state/uploader-tui/journal.sqlite")
         #expect(SQLiteJournal.defaultPath(environment: ["HOME": "/h"]) == "/h/.local/state/uploader-tui/journal.sqlite")
     }
+}
+
+/// `xxhsum -H2 FILE`'s hash: an outside implementation to check the journal's against.
+func xxhsum128(_ path: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/xxhsum")
+    process.arguments = ["-H2", path]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
 }
