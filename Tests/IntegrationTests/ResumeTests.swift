@@ -130,6 +130,27 @@ struct ResumeTests {
         await server.stop()
     }
 
+    @Test("the journal keeps each file's XXH3-128: hashed while sending a PUT, after the answer for a form")
+    func contentHashes() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("hashes")
+        for i in 0..<3 { try folder.write("h-\(i).jpg", size: 300_000 + i, seed: UInt64(40 + i), prefix: Magic.jpeg) }
+        let journal = folder.path + ".journal.sqlite"
+        for target in [["--put", server.url("/files/h/")], ["--to", server.url("/datasets/h/images")]] {
+            let outcome = try await ChildProcess.run(binary, [folder.path, "--no-tui", "--journal", journal] + target)
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+        }
+        for i in 0..<3 {
+            let path = folder.path + "/h-\(i).jpg"
+            let expected = try await ChildProcess.run("/usr/bin/xxhsum", ["-H2", path]).standardOutput
+                .split(separator: " ").first.map(String.init)
+            let stored = try await journalQuery(
+                journal, "SELECT content_hash FROM files WHERE path = '\(path)' ORDER BY destination")
+            #expect(stored.count == 2 && stored.allSatisfy { $0 == expected }, "\(stored) vs \(expected ?? "-")")
+        }
+        await server.stop()
+    }
+
     @Test("a journal that is not SQLite, is in use, or cannot be created: one line naming it and the way out, exit 2")
     func badJournals() async throws {
         let server = try await ServerFixture.start()

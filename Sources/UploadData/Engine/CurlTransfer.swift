@@ -1,4 +1,5 @@
 import CCurl
+import CXXHash
 import Foundation
 import Synchronization
 import UploadDomain
@@ -27,6 +28,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var body: [UInt8] = []
     private var headers: [String: String] = [:]
     private var readFailure: String?
+    /// XXH3-128 of a whole-file PUT body, fed by the read callback, so the journal need not read it again.
+    private var hashState: OpaquePointer?
+    private var hashedBytes: Int64 = 0
     private var stallWatch: StallWatch
     private var paused = false
     private var stalled = false
@@ -91,6 +95,8 @@ final class CurlTransfer: @unchecked Sendable {
             try buildMultipart(easy, fields: fields, fileField: fileField, files: files)
         case .file(let item, let contentType):
             try streamFile(item, offset: 0, length: item.size, me: me)
+            hashState = XXH3_createState()
+            XXH3_128bits_reset(hashState)
             lines.append("Content-Type: \(contentType)")
         case .fileRange(let item, let offset, let length, let contentType):
             try streamFile(item, offset: offset, length: length, me: me)
@@ -151,7 +157,12 @@ final class CurlTransfer: @unchecked Sendable {
     func response() -> TransferResponse {
         var status = 0
         if let easy { _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
-        return TransferResponse(status: status, headers: headers, body: String(decoding: body, as: UTF8.self))
+        var contentHash: String?
+        if let hashState, case .file(let item, _) = request.body, hashedBytes == item.size {
+            contentHash = FileHasher.hex(XXH3_128bits_digest(hashState))
+        }
+        return TransferResponse(
+            status: status, headers: headers, body: String(decoding: body, as: UTF8.self), contentHash: contentHash)
     }
 
     /// The error for a libcurl failure code, with libcurl's own words.
@@ -205,6 +216,8 @@ final class CurlTransfer: @unchecked Sendable {
         headerList = nil
         if fileDescriptor >= 0 { close(fileDescriptor) }
         fileDescriptor = -1
+        if let hashState { XXH3_freeState(hashState) }
+        hashState = nil
     }
 
     // MARK: - Callback bodies (curl thread)
@@ -245,6 +258,10 @@ final class CurlTransfer: @unchecked Sendable {
         }
         readOffset += Int64(count)
         readRemaining -= Int64(count)
+        if let hashState {
+            _ = cx_xxh3_128_update(hashState, buffer, count)
+            hashedBytes += Int64(count)
+        }
         return count
     }
 

@@ -55,7 +55,7 @@ final class FileHasher {
         }
         bytesRead += Int64(count)
         guard bytesRead <= job.size else { return .abandoned }
-        buffer.withUnsafeBytes { _ = XXH3_128bits_update(state, $0.baseAddress, count) }
+        buffer.withUnsafeBytes { _ = cx_xxh3_128_update(state, $0.baseAddress, count) }
         return .more
     }
 

@@ -7,8 +7,8 @@ import UploadDomain
 /// The one thread that writes the journal: callers append to a buffer and return; it commits batches.
 ///
 /// Each batch is one transaction, so a kill at any moment leaves either all of it or none. After a batch with
-/// started or done rows it hashes those files (each once) a chunk at a time, committing any batch that comes
-/// due in between; hashing from the start lets it run on the other core while the file uploads.
+/// done rows whose transfer did not hash the bytes on the way (multipart forms, S3 parts) it hashes those files
+/// once, a chunk at a time, committing any batch that comes due in between.
 final class JournalWriter: Sendable {
     /// How long `close` keeps hashing files still waiting for their hash; the rest keep a NULL content hash.
     ///
@@ -125,12 +125,12 @@ final class JournalWriter: Sendable {
                 case .file(let entry, let time):
                     try upsert(entry, at: time, db)
                     switch entry.outcome {
-                    case .started, .done:
+                    case .done(let result) where result?.contentHash == nil:
                         jobs.append(
                             HashJob(
                                 path: entry.item.path, destination: entry.destination, size: entry.item.size,
                                 modified: entry.item.modified))
-                    case .failed, .cancelled:
+                    case .started, .done, .failed, .cancelled:
                         break
                     }
                 case .hash(let job, let contentHash):
@@ -170,6 +170,7 @@ final class JournalWriter: Sendable {
         var mediaID: String?
         var location: String?
         var error: String?
+        var contentHash: String?
         let phase: String
         switch entry.outcome {
         case .started:
@@ -180,6 +181,7 @@ final class JournalWriter: Sendable {
             response = result.map { Self.truncated($0.body) }
             mediaID = result?.mediaID
             location = result?.location
+            contentHash = result?.contentHash
         case .failed(let failure):
             phase = "failed"
             status = failure.httpStatus
@@ -191,10 +193,12 @@ final class JournalWriter: Sendable {
         try db.cachedStatement(
             sql: """
                 INSERT INTO files (path, destination, size, mtime, phase, attempts, http_status, response,
-                    media_id, location, error, run_id, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    media_id, location, error, run_id, updated_at, content_hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (path, destination) DO UPDATE SET
-                    content_hash = CASE WHEN size = excluded.size AND mtime = excluded.mtime THEN content_hash END,
+                    content_hash = CASE
+                        WHEN excluded.content_hash IS NOT NULL THEN excluded.content_hash
+                        WHEN size = excluded.size AND mtime = excluded.mtime THEN content_hash END,
                     size = excluded.size, mtime = excluded.mtime, phase = excluded.phase,
                     attempts = excluded.attempts, http_status = excluded.http_status, response = excluded.response,
                     media_id = excluded.media_id, location = excluded.location, etag = NULL,
@@ -202,7 +206,7 @@ final class JournalWriter: Sendable {
                 """
         ).execute(arguments: [
             entry.item.path, entry.destination, entry.item.size, entry.item.modified, phase, entry.attempt,
-            status, response, mediaID, location, error, runID, time,
+            status, response, mediaID, location, error, runID, time, contentHash,
         ])
     }
 

@@ -8,6 +8,8 @@ public struct UploadResult: Sendable, Equatable {
     public var location: String?
     /// The API's ID for the upload (seed 000), when there is one.
     public var mediaID: String?
+    /// The hash of the bytes sent, when the transport computed it on the way (the journal keeps it).
+    public var contentHash: String?
 
     /// Creates a result.
     public init(httpStatus: Int, body: String, isJSON: Bool, location: String? = nil, mediaID: String? = nil) {

@@ -5,12 +5,15 @@ public struct TransferResponse: Sendable, Equatable {
     public var headers: [String: String]
     /// The body as text (lossy UTF-8), capped by the transport.
     public var body: String
+    /// The content hash of a whole-file body, when the transport computed it while sending.
+    public var contentHash: String?
 
     /// Creates a response.
-    public init(status: Int, headers: [String: String] = [:], body: String = "") {
+    public init(status: Int, headers: [String: String] = [:], body: String = "", contentHash: String? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.contentHash = contentHash
     }
 
     /// True for 2xx.
