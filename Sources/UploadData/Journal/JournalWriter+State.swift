@@ -11,7 +11,7 @@ enum JournalWrite: Sendable {
 }
 
 /// A file whose done row still lacks its content hash.
-struct HashJob: Sendable, Hashable {
+struct HashJob: Sendable, Equatable {
     var path: String
     var destination: String
     var size: Int64

@@ -73,7 +73,6 @@ final class JournalWriter: Sendable {
 
     private func run() {
         var jobs = HashQueue()
-        var queued = Set<HashJob>()
         var hasher: FileHasher?
         var buffer: [UInt8] = []
         while true {
@@ -82,7 +81,7 @@ final class JournalWriter: Sendable {
             case .commit(let writes, let sequence):
                 var failure: JournalError?
                 do {
-                    jobs.append(try commit(writes).filter { queued.insert($0).inserted })
+                    jobs.append(try commit(writes))
                 } catch {
                     // The batch is lost, but the thread goes on: later batches may succeed (space freed).
                     failure = JournalError.from(error, path: path)
