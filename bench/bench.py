@@ -734,35 +734,31 @@ def report(bench: Bench, started: datetime.datetime, elapsed: float, load: float
     def traffic(runs: list[Run]) -> str:
         return f"{med([run.extra['requests'] for run in runs]):.0f} / {med([run.extra['connections'] for run in runs]):.0f}"
 
+    fps = lambda runs: [SMALL_COUNT / run.seconds for run in runs]
+    mbs = lambda runs: [SMALL_COUNT * SMALL_SIZE / run.seconds / 1e6 for run in runs]
+
+    def small_rows(title: str, tui: list[Run], peer: list[Run]) -> list[tuple]:
+        """The rows of a 300-file comparison."""
+        seconds = lambda runs: [x.seconds for x in runs]
+        return [
+            (title, "files/s (higher is better)", spread(fps(tui), 1), spread(fps(peer), 1), ratio(med(fps(tui)), med(fps(peer)))),
+            ("", "MB/s (10⁶ B; higher is better)", spread(mbs(tui), 1), spread(mbs(peer), 1), ratio(med(mbs(tui)), med(mbs(peer)))),
+            ("", "wall time, s", spread(seconds(tui), 3), spread(seconds(peer), 3), ratio(med(seconds(tui)), med(seconds(peer)))),
+            ("", "CPU user+sys, s", spread(cpu(tui), 2), spread(cpu(peer), 2), ratio(med(cpu(tui)), med(cpu(peer)))),
+            ("", "peak RSS, MiB", spread(mib_rss(tui), 1), spread(mib_rss(peer), 1), ratio(med(mib_rss(tui)), med(mib_rss(peer)))),
+            ("", "HTTP requests / TCP connections (nginx log, median)", traffic(tui), traffic(peer), "—"),
+        ]
+
     if "small_post" in r:
         tui, curl = r["small_post"]["uploader-tui"], r["small_post"]["curl"]
-        fps = lambda runs: [SMALL_COUNT / run.seconds for run in runs]
-        mbs = lambda runs: [SMALL_COUNT * SMALL_SIZE / run.seconds / 1e6 for run in runs]
-        title = "1. 300 × 512 KiB, multipart POST, 8 in flight → nginx sink; peer: `curl --parallel`"
-        rows += [
-            (title, "files/s (higher is better)", spread(fps(tui), 1), spread(fps(curl), 1), ratio(med(fps(tui)), med(fps(curl)))),
-            ("", "MB/s (10⁶ B; higher is better)", spread(mbs(tui), 1), spread(mbs(curl), 1), ratio(med(mbs(tui)), med(mbs(curl)))),
-            ("", "wall time, s", spread([x.seconds for x in tui], 3), spread([x.seconds for x in curl], 3), ratio(med([x.seconds for x in tui]), med([x.seconds for x in curl]))),
-            ("", "CPU user+sys, s", spread(cpu(tui), 2), spread(cpu(curl), 2), ratio(med(cpu(tui)), med(cpu(curl)))),
-            ("", "peak RSS, MiB", spread(mib_rss(tui), 1), spread(mib_rss(curl), 1), ratio(med(mib_rss(tui)), med(mib_rss(curl)))),
-            ("", "HTTP requests / TCP connections (nginx log, median)", traffic(tui), traffic(curl), "—"),
-        ]
+        rows += small_rows("1. 300 × 512 KiB, multipart POST, 8 in flight → nginx sink; peer: `curl --parallel`", tui, curl)
         value = med(fps(tui)) / med(fps(curl))
         goals.append((f"300 small files: ≥ {GOAL_SMALL_RATIO:.2f}x curl's files/s",
                       f"{value:.2f}x ({med(fps(tui)):.1f} vs {med(fps(curl)):.1f} files/s)", value >= GOAL_SMALL_RATIO))
     if "small_put" in r:
         tui, rclone = r["small_put"]["uploader-tui"], r["small_put"]["rclone"]
-        fps = lambda runs: [SMALL_COUNT / run.seconds for run in runs]
-        mbs = lambda runs: [SMALL_COUNT * SMALL_SIZE / run.seconds / 1e6 for run in runs]
-        title = "2. the same 300 files, PUT, 8 in flight → nginx WebDAV; peer: `rclone copy --transfers 8`"
-        rows += [
-            (title, "files/s (higher is better)", spread(fps(tui), 1), spread(fps(rclone), 1), ratio(med(fps(tui)), med(fps(rclone)))),
-            ("", "MB/s (10⁶ B; higher is better)", spread(mbs(tui), 1), spread(mbs(rclone), 1), ratio(med(mbs(tui)), med(mbs(rclone)))),
-            ("", "wall time, s", spread([x.seconds for x in tui], 3), spread([x.seconds for x in rclone], 3), ratio(med([x.seconds for x in tui]), med([x.seconds for x in rclone]))),
-            ("", "CPU user+sys, s", spread(cpu(tui), 2), spread(cpu(rclone), 2), ratio(med(cpu(tui)), med(cpu(rclone)))),
-            ("", "peak RSS, MiB", spread(mib_rss(tui), 1), spread(mib_rss(rclone), 1), ratio(med(mib_rss(tui)), med(mib_rss(rclone)))),
-            ("", "HTTP requests / TCP connections (nginx log, median)", traffic(tui), traffic(rclone), "—"),
-        ]
+        rows += small_rows(
+            "2. the same 300 files, PUT, 8 in flight → nginx WebDAV; peer: `rclone copy --transfers 8`", tui, rclone)
     if "big" in r:
         tui, curl = r["big"]["uploader-tui"], r["big"]["curl"]
         rate = lambda runs: [BIG_SIZE / MIB / run.seconds for run in runs]
