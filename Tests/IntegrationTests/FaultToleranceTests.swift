@@ -123,7 +123,7 @@ struct FaultToleranceTests {
         await server.stop()
     }
 
-    @Test("--token-command gives the first token and a new one after a 401; a failing command is one clear failure")
+    @Test("--token-command fetches the first token; a failing command fails each file with one clear line")
     func tokenCommand() async throws {
         let server = try await ServerFixture.start { $0.token = "login" }
         let folder = try TestFolder("command")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UploadDomain
 
 /// `--token-command CMD`: runs CMD with `/bin/sh -c`; its standard output, trimmed, is the new token.
@@ -40,8 +41,16 @@ public struct CommandTokenProvider: TokenProvider {
         timer.schedule(deadline: deadline)
         timer.setEventHandler { process.terminate() }
         timer.resume()
+        // Both pipes drain at once, so a command that writes much to one cannot block on it.
+        let errorText = Mutex(Data())
+        let drained = DispatchSemaphore(value: 0)
+        Thread {
+            errorText.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() }
+            drained.signal()
+        }.start()
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
+        let stderr = errorText.withLock { $0 }
         process.waitUntilExit()
         timer.cancel()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
