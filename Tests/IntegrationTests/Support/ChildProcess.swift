@@ -81,8 +81,20 @@ struct ChildProcess {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // Start as from a shell: the spawning thread's blocked signals (Dispatch blocks most) and ignored ones
+        // would be inherited, and a tmux server or its pane could then never be stopped by a signal.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
             try? FileManager.default.removeItem(at: folder)
             throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL)
