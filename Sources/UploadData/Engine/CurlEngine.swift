@@ -59,10 +59,14 @@ public final class CurlEngine: UploadTransport {
         shutdown()
     }
 
-    /// Stops the thread after failing whatever is in flight with `.cancelled`.
+    /// Stops the thread after failing whatever is in flight with `.cancelled`, and waits for it.
+    ///
+    /// Waiting matters at exit: libcurl's cleanup on the curl thread racing OpenSSL's atexit cleanup on the
+    /// main thread aborted about one run in fifty.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         loop.post(.shutdown)
+        _ = loop.finished.wait(timeout: .now() + .seconds(5))
     }
 
     public func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
@@ -97,6 +101,8 @@ private final class CurlLoop: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let commands = Mutex<[Command]>([])
+    /// Signalled once `run()` has cleaned up and returned.
+    let finished = DispatchSemaphore(value: 0)
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
 
     init(maxCachedConnections: Int) {
@@ -121,6 +127,7 @@ private final class CurlLoop: @unchecked Sendable {
                 if case .shutdown = command {
                     for transfer in active.values { finish(transfer, with: .failure(UploadError(.cancelled))) }
                     curl_multi_cleanup(multi)
+                    finished.signal()
                     return
                 }
                 handle(command)
