@@ -115,7 +115,7 @@ final class JournalWriter: Sendable {
         }
     }
 
-    /// Writes one batch in one transaction; returns the files whose started or done rows want a hash.
+    /// Writes one batch in one transaction; returns the files whose done rows still want a hash.
     private func commit(_ writes: [JournalWrite]) throws -> [HashJob] {
         try queue.write { db in
             var jobs: [HashJob] = []
@@ -185,7 +185,10 @@ final class JournalWriter: Sendable {
             phase = "failed"
             status = failure.httpStatus
             response = failure.bodyExcerpt
-            error = failure.description.split(whereSeparator: \.isNewline).joined(separator: " ")
+            // The row already names the file; the line keeps the cause, status and excerpt.
+            var unnamed = failure
+            unnamed.file = nil
+            error = unnamed.description.split(whereSeparator: \.isNewline).joined(separator: " ")
         case .cancelled:
             phase = "cancelled"
         }

@@ -41,15 +41,15 @@ struct SQLiteJournalHistoryTests {
             #expect(unfinished.counts.done == 1 && unfinished.counts.failed == 2 && unfinished.counts.skipped == 0)
             #expect(
                 unfinished.failures == [
-                    RunSummary.Failure(path: "/photos/2.jpg", error: "2.jpg: HTTP 500 server error — boom"),
-                    RunSummary.Failure(path: "/photos/3.jpg", error: "3.jpg: HTTP 500 server error — boom"),
+                    RunSummary.Failure(path: "/photos/2.jpg", error: "HTTP 500 server error — boom"),
+                    RunSummary.Failure(path: "/photos/3.jpg", error: "HTTP 500 server error — boom"),
                 ])
 
             let ended = runs[1]
             let endedAt = try #require(ended.endedAt)
             #expect(endedAt >= ended.startedAt)
             #expect(ended.counts == counts)
-            let failure = RunSummary.Failure(path: "/photos/1.jpg", error: "1.jpg: HTTP 500 server error — boom")
+            let failure = RunSummary.Failure(path: "/photos/1.jpg", error: "HTTP 500 server error — boom")
             #expect(ended.failures == [failure])
 
             #expect(try SQLiteJournal.history(path: path, limit: 1).map(\.id) == [second.runID])

@@ -48,7 +48,7 @@ struct SQLiteJournalTests {
             #expect(row.mediaID == "m1" && row.location == "up/x" && row.error == nil && row.attempts == 1)
             let failure = try #require(reopened.storedFile(path: failed.path, destination: destination))
             #expect(failure.phase == "failed" && failure.httpStatus == 500 && failure.attempts == 3)
-            #expect(failure.error == "1.jpg: HTTP 500 server error — boom")
+            #expect(failure.error == "HTTP 500 server error — boom")
         }
     }
 
