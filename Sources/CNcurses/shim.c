@@ -1,7 +1,11 @@
 #define _GNU_SOURCE 1
 #define NCURSES_WIDECHAR 1
 #define _XOPEN_SOURCE_EXTENDED 1
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
+#include <poll.h>
+#include <unistd.h>
 #include <langinfo.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +16,8 @@
 
 static SCREEN *cn_screen = NULL;
 static int cn_colors = 0;
+/// Set once stdin reports a hang-up, so cn_wait stops polling it (it would report it forever).
+static int cn_stdin_gone = 0;
 
 int cn_setlocale_is_utf8(void) {
     setlocale(LC_ALL, "");
@@ -20,7 +26,7 @@ int cn_setlocale_is_utf8(void) {
     return strcasecmp(codeset, "UTF-8") == 0 || strcasecmp(codeset, "utf8") == 0;
 }
 
-int cn_start(int want_color, int timeout_ms) {
+int cn_start(int want_color) {
     if (cn_screen != NULL) return -1;
     cn_screen = newterm(NULL, stdout, stdin);
     if (cn_screen == NULL) return -1;
@@ -32,7 +38,8 @@ int cn_start(int want_color, int timeout_ms) {
     keypad(stdscr, TRUE);
     set_escdelay(25);  // Esc closes panes; the default 1 s delay feels broken
     curs_set(0);
-    wtimeout(stdscr, timeout_ms);
+    nodelay(stdscr, TRUE);  // cn_wait does the waiting, so a wake-up can end it early
+    cn_stdin_gone = 0;
     scrollok(stdscr, FALSE);
     leaveok(stdscr, TRUE);
     cn_colors = 0;
@@ -91,6 +98,31 @@ int cn_read(uint32_t *value) {
     }
     *value = (uint32_t)ch;
     return CN_READ_CHAR;
+}
+
+int cn_wake_open(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
+}
+
+void cn_wake(int write_fd) {
+    char byte = 1;
+    // A full pipe already holds a wake-up; nothing is lost when this write fails.
+    ssize_t ignored = write(write_fd, &byte, 1);
+    (void)ignored;
+}
+
+int cn_wait(int wake_fd, int timeout_ms) {
+    struct pollfd fds[2] = {{.fd = wake_fd, .events = POLLIN}, {.fd = STDIN_FILENO, .events = POLLIN}};
+    int count = poll(fds, cn_stdin_gone ? 1 : 2, timeout_ms);
+    if (count < 0) return errno == EINTR;  // SIGWINCH interrupts the wait: cn_read reports the resize
+    if (fds[0].revents & POLLIN) {
+        char drain[64];
+        while (read(wake_fd, drain, sizeof drain) > 0) {}
+    }
+    if (!cn_stdin_gone && (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) && !(fds[1].revents & POLLIN)) {
+        cn_stdin_gone = 1;
+    }
+    return (fds[1].revents & POLLIN) != 0;
 }
 
 static attr_t cn_attrs(int style) {

@@ -7,9 +7,17 @@ import UploadDomain
 /// A controller that serves queued snapshots and records commands.
 private final class ScriptedController: UploadController {
     private let state: Mutex<(snapshots: [UploadSnapshot], commands: [UploadCommand])>
+    private let idleAtOnce: Bool
 
-    init(_ snapshots: [UploadSnapshot]) {
+    /// `idleAtOnce`: `waitUntilIdle` returns at once; otherwise it waits until the loop cancels it.
+    init(_ snapshots: [UploadSnapshot], idleAtOnce: Bool = false) {
         state = Mutex((snapshots, []))
+        self.idleAtOnce = idleAtOnce
+    }
+
+    func waitUntilIdle() async {
+        guard !idleAtOnce else { return }
+        try? await Task.sleep(for: .seconds(3600))
     }
 
     /// Serves the next snapshot, repeating the last one.
@@ -109,6 +117,19 @@ struct AppLoopTests {
             controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
         #expect(outcome == .finished)
         #expect(terminal.screen.text.contains("✔ Upload complete"))
+        #expect(terminal.isClosed)
+    }
+
+    @Test("with exitWhenDone the loop ends when the batch goes idle, with no tick or key to wake it", .timeLimit(.minutes(1)))
+    func exitWhenIdleWithoutEvents() async {
+        let controller = ScriptedController([Fixtures.uploading, Fixtures.done], idleAtOnce: true)
+        let terminal = InMemoryTerminal(size: size)
+        var configuration = configuration
+        configuration.exitWhenDone = true
+        let outcome = await TUIApp.run(
+            controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        #expect(outcome == .finished)
+        #expect(terminal.screen.text.contains("✔ Upload complete"), "the final frame is drawn before leaving")
         #expect(terminal.isClosed)
     }
 

@@ -37,9 +37,9 @@
 /// Calls setlocale(LC_ALL, "") and returns 1 when the resulting codeset is UTF-8.
 int cn_setlocale_is_utf8(void);
 
-/// Starts curses on stdin/stdout with newterm. Returns -1 when the terminal cannot be used,
-/// else a bit set: 1 = colours are active.
-int cn_start(int want_color, int timeout_ms);
+/// Starts curses on stdin/stdout with newterm, reads not blocking (see cn_wait). Returns -1 when the
+/// terminal cannot be used, else a bit set: 1 = colours are active.
+int cn_start(int want_color);
 
 /// Restores the terminal (endwin) and frees the screen. Safe to call once after cn_start.
 void cn_stop(void);
@@ -51,8 +51,19 @@ void cn_restore_for_exit(void);
 int cn_rows(void);
 int cn_cols(void);
 
-/// Waits up to the timeout for input.
+/// Reads one pending key or resize without waiting; CN_READ_NONE when there is none.
 int cn_read(uint32_t *value);
+
+/// A pipe whose write end wakes cn_wait (both ends close-on-exec, non-blocking): fds[0] read, fds[1] write.
+/// Returns 0, or -1 with errno.
+int cn_wake_open(int fds[2]);
+
+/// Makes the next (or the current) cn_wait on the pipe return at once; callable from any thread.
+void cn_wake(int write_fd);
+
+/// Waits until stdin has input, `wake_fd` was woken, a signal arrived or `timeout_ms` passed, and empties
+/// the pipe. Returns 1 when there may be something for cn_read (input or a signal such as SIGWINCH), else 0.
+int cn_wait(int wake_fd, int timeout_ms);
 
 /// Writes one cell: `scalars` holds the grapheme's scalars (the first is the spacing one).
 /// `width` is the cell width the caller measured (1 or 2).

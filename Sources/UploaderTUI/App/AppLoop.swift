@@ -22,12 +22,38 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         ui = UIState(size: terminal.initialSize)
     }
 
+    /// What the loop reacts to: the terminal's events, and the batch going idle.
+    private enum Input {
+        case terminal(TerminalEvent)
+        case batchIdle
+    }
+
     /// Runs until the user quits, the batch ends with `exitWhenDone`, the events end or the task is cancelled.
     mutating func run() async -> TUIOutcome {
         var snapshot = await refreshed()
         flushIfDue(force: true)
+        let (inputs, sink) = AsyncStream.makeStream(of: Input.self)
+        let forward = Task { [events = terminal.events] in
+            for await event in events { sink.yield(.terminal(event)) }
+            sink.finish()
+        }
+        // Ticks come 30 times a second; leaving on the idle signal itself saves up to a tick per run.
+        let idle = exitWhenDone ? Task { [controller] in
+            await controller.waitUntilIdle()
+            sink.yield(.batchIdle)
+        } : nil
+        defer {
+            forward.cancel()
+            idle?.cancel()
+        }
         // The stream ends (and the loop with it) when the task is cancelled or the terminal goes away.
-        for await event in terminal.events {
+        for await input in inputs {
+            guard case .terminal(let event) = input else {
+                snapshot = await refreshed(from: &snapshot)
+                dirty = true
+                if snapshot.isIdle { return finish() }
+                continue
+            }
             if case .tick = event {
                 snapshot = await refreshed(from: &snapshot)
                 dirty = true
@@ -43,15 +69,18 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             if update.effect == .quit {
                 return Self.outcome(snapshot)
             }
-            if exitWhenDone, snapshot.isIdle {
-                flushIfDue(force: true)
-                return .finished
-            }
+            if exitWhenDone, snapshot.isIdle { return finish() }
             if case .resize = event { flusher.invalidate() }
             flushIfDue(force: false)
             if Task.isCancelled { break }
         }
         return Self.outcome(await controller.snapshot())
+    }
+
+    /// Shows the final frame and ends the loop of an `exitWhenDone` run.
+    private mutating func finish() -> TUIOutcome {
+        flushIfDue(force: true)
+        return .finished
     }
 
     /// Asks for a new snapshot after letting go of the old one's rows, so the session can update its row

@@ -8,6 +8,9 @@ public protocol UploadController: Sendable {
     func snapshot() async -> UploadSnapshot
     /// Carries out a user's command.
     func handle(_ command: UploadCommand) async
+    /// Returns once nothing is queued, running or waiting to retry, so `--exit-when-done` leaves without
+    /// waiting for the next tick.
+    func waitUntilIdle() async
 }
 
 extension UploadSession: UploadController {}

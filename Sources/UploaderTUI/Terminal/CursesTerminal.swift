@@ -6,7 +6,8 @@ import UploadDomain
 /// The real terminal: ncurses on a dedicated thread, events out through an `AsyncStream`.
 ///
 /// Every curses call (start, reads, writes, `endwin`) happens on the one thread the terminal starts,
-/// because ncurses is not thread-safe. Other threads only hand over rows to write under a lock.
+/// because ncurses is not thread-safe. Other threads only hand over rows to write under a lock, then wake
+/// that thread through a pipe, so a frame or `close()` takes effect at once rather than at the next tick.
 public final class CursesTerminal: Terminal {
     private struct Shared {
         /// Rows waiting to be drawn, latest content per row.
@@ -22,12 +23,22 @@ public final class CursesTerminal: Terminal {
     private let sink: AsyncStream<TerminalEvent>.Continuation
     private let shared = Mutex(Shared())
     private let tickInterval: Duration
+    /// The wake pipe's read end (the curses thread waits on it) and write end (any thread wakes it).
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
 
-    private init(size: TerminalSize, capabilities: TerminalCapabilities, tickInterval: Duration) {
+    private init(size: TerminalSize, capabilities: TerminalCapabilities, tickInterval: Duration, wake: (Int32, Int32)) {
         initialSize = size
         self.capabilities = capabilities
         self.tickInterval = tickInterval
+        (wakeRead, wakeWrite) = wake
         (events, sink) = AsyncStream.makeStream(of: TerminalEvent.self, bufferingPolicy: .bufferingNewest(1024))
+    }
+
+    deinit {
+        // Only here: a write() or close() racing the loop's end must never hit a reused descriptor.
+        _ = Glibc.close(wakeRead)
+        _ = Glibc.close(wakeWrite)
     }
 
     /// Starts curses on the process's terminal and returns once the screen is ready.
@@ -38,26 +49,26 @@ public final class CursesTerminal: Terminal {
     public static func start(useColor: Bool, tickInterval: Duration = .microseconds(33_334)) async throws
         -> CursesTerminal
     {
-        let timeout = Int32(
-            max(
-                1,
-                tickInterval.components.seconds * 1000
-                    + tickInterval.components.attoseconds / 1_000_000_000_000_000))
+        var fds: [Int32] = [-1, -1]
+        guard cn_wake_open(&fds) == 0 else { throw TerminalUnavailable(.cursesFailed) }
+        let wake = (fds[0], fds[1])
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 // Names the thread in top and /proc (pthread_setname_np does not import from Swift here).
                 try? "uploader-curses".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
                 // setlocale must precede newterm, or wide characters and line drawing come out garbled.
                 let utf8 = cn_setlocale_is_utf8() == 1
-                let status = cn_start(useColor ? 1 : 0, timeout)
+                let status = cn_start(useColor ? 1 : 0)
                 guard status >= 0 else {
+                    _ = Glibc.close(wake.0)
+                    _ = Glibc.close(wake.1)
                     continuation.resume(throwing: TerminalUnavailable(.cursesFailed))
                     return
                 }
                 let terminal = CursesTerminal(
                     size: TerminalSize(cols: Int(cn_cols()), rows: Int(cn_rows())),
                     capabilities: TerminalCapabilities(unicode: utf8, color: status & 1 == 1),
-                    tickInterval: tickInterval)
+                    tickInterval: tickInterval, wake: wake)
                 continuation.resume(returning: terminal)
                 terminal.runLoop()
             }
@@ -77,6 +88,7 @@ public final class CursesTerminal: Terminal {
         shared.withLock { shared in
             for (y, cells) in copies { shared.pending[y] = cells }
         }
+        cn_wake(wakeWrite)
     }
 
     public func close() async {
@@ -87,7 +99,7 @@ public final class CursesTerminal: Terminal {
                 shared.waiters.append(continuation)
                 return false
             }
-            if finished { continuation.resume() }
+            if finished { continuation.resume() } else { cn_wake(wakeWrite) }
         }
     }
 
@@ -95,18 +107,16 @@ public final class CursesTerminal: Terminal {
 
     private func runLoop() {
         let clock = ContinuousClock()
-        var lastTick = clock.now
+        var nextTick = clock.now + tickInterval
         while !shared.withLock({ $0.closing }) {
-            var value: UInt32 = 0
-            switch cn_read(&value) {
-            case CN_READ_CHAR: sink.yield(.key(Self.key(character: value)))
-            case CN_READ_KEY: sink.yield(.key(Self.key(code: value)))
-            case CN_READ_RESIZE: sink.yield(.resize(cols: Int(cn_cols()), rows: Int(cn_rows())))
-            default: break
-            }
+            let left = nextTick - clock.now
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            _ = cn_wait(wakeRead, Int32(clamping: max(0, milliseconds)))
+            // Read even when cn_wait saw no input: a SIGWINCH that went to another thread shows only here.
+            readPending()
             let now = clock.now
-            if now - lastTick >= tickInterval {
-                lastTick = now
+            if now >= nextTick {
+                nextTick = now + tickInterval
                 sink.yield(.tick)
             }
             drawPending()
@@ -119,6 +129,19 @@ public final class CursesTerminal: Terminal {
             return shared.waiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Hands on every key and resize ncurses has; it reads without blocking.
+    private func readPending() {
+        var value: UInt32 = 0
+        while true {
+            switch cn_read(&value) {
+            case CN_READ_CHAR: sink.yield(.key(Self.key(character: value)))
+            case CN_READ_KEY: sink.yield(.key(Self.key(code: value)))
+            case CN_READ_RESIZE: sink.yield(.resize(cols: Int(cn_cols()), rows: Int(cn_rows())))
+            default: return
+            }
+        }
     }
 
     private func drawPending() {
