@@ -11,6 +11,7 @@ CURLcode ccurl_easy_setopt_xferinfo(CURL *h, curl_xferinfo_callback cb) {
 }
 CURLcode ccurl_easy_setopt_write(CURL *h, CURLoption o, curl_write_callback cb) { return curl_easy_setopt(h, o, cb); }
 CURLcode ccurl_easy_setopt_read(CURL *h, curl_read_callback cb) { return curl_easy_setopt(h, CURLOPT_READFUNCTION, cb); }
+CURLcode ccurl_easy_setopt_seek(CURL *h, curl_seek_callback cb) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb); }
 
 CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 CURLcode ccurl_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }

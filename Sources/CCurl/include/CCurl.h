@@ -12,6 +12,7 @@ CURLcode ccurl_easy_setopt_mime(CURL *handle, curl_mime *mime);
 CURLcode ccurl_easy_setopt_xferinfo(CURL *handle, curl_xferinfo_callback callback);
 CURLcode ccurl_easy_setopt_write(CURL *handle, CURLoption option, curl_write_callback callback);
 CURLcode ccurl_easy_setopt_read(CURL *handle, curl_read_callback callback);
+CURLcode ccurl_easy_setopt_seek(CURL *handle, curl_seek_callback callback);
 
 CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);

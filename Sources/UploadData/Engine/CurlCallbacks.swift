@@ -28,9 +28,18 @@ enum CurlCallbacks {
         return size * count
     }
 
+    /// Reads a `FileBody` (PUT bodies and multipart file parts alike).
     static let read: curl_read_callback = { buffer, size, count, userdata in
         guard let buffer, let userdata else { return ccurl_readfunc_abort() }
-        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-        return transfer.readBody(into: buffer, capacity: size * count)
+        let file = Unmanaged<FileBody>.fromOpaque(userdata).takeUnretainedValue()
+        let read = file.read(into: buffer, capacity: size * count)
+        return read < 0 ? ccurl_readfunc_abort() : read
+    }
+
+    /// Rewinds a `FileBody` when libcurl sends the body again (a fresh connection after a dead reused one).
+    static let seek: curl_seek_callback = { userdata, offset, origin in
+        guard let userdata, origin == SEEK_SET else { return CURL_SEEKFUNC_CANTSEEK }
+        let file = Unmanaged<FileBody>.fromOpaque(userdata).takeUnretainedValue()
+        return file.seek(to: Int64(offset)) ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL
     }
 }

@@ -1,10 +1,9 @@
 import CCurl
-import CXXHash
 import Foundation
 import Synchronization
 import UploadDomain
 
-/// One request's libcurl state: the easy handle, its MIME body or file descriptor, and what came back.
+/// One request's libcurl state: the easy handle, its MIME or file body, and what came back.
 ///
 /// `@unchecked Sendable`: every field but `cancelRequested` is touched only on the engine's curl thread
 /// (the caller creates it, then hands it over through the engine's locked command queue).
@@ -20,17 +19,11 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var easy: UnsafeMutableRawPointer?
     private var mime: OpaquePointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var fileDescriptor: Int32 = -1
-    /// Where the next read starts and how much of the body is left (a PUT may send part of a file).
-    private var readOffset: Int64 = 0
-    private var readRemaining: Int64 = 0
+    /// The files streamed into the body, in the request's order (one for a PUT, one per multipart file part).
+    private var fileBodies: [FileBody] = []
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var body: [UInt8] = []
     private var headers: [String: String] = [:]
-    private var readFailure: String?
-    /// XXH3-128 of a whole-file PUT body, fed by the read callback, so the journal need not read it again.
-    private var hashState: OpaquePointer?
-    private var hashedBytes: Int64 = 0
     private var stallWatch: StallWatch
     private var paused = false
     private var stalled = false
@@ -94,12 +87,10 @@ final class CurlTransfer: @unchecked Sendable {
         case .multipart(let fields, let fileField, let files):
             try buildMultipart(easy, fields: fields, fileField: fileField, files: files)
         case .file(let item, let contentType):
-            try streamFile(item, offset: 0, length: item.size, me: me)
-            hashState = XXH3_createState()
-            XXH3_128bits_reset(hashState)
+            try streamFile(FileBody(item))
             lines.append("Content-Type: \(contentType)")
         case .fileRange(let item, let offset, let length, let contentType):
-            try streamFile(item, offset: offset, length: length, me: me)
+            try streamFile(FileBody(item, start: offset, length: length))
             if let contentType { lines.append("Content-Type: \(contentType)") }
         case .bytes(let bytes, let contentType):
             lines.append("Content-Type: \(contentType)")
@@ -114,19 +105,15 @@ final class CurlTransfer: @unchecked Sendable {
         try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
     }
 
-    private func streamFile(_ item: UploadItem, offset: Int64, length: Int64, me: UnsafeMutableRawPointer)
-        throws(UploadError)
-    {
-        fileDescriptor = open(item.path, O_RDONLY | O_CLOEXEC)
-        guard fileDescriptor >= 0 else {
-            throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
-        }
-        readOffset = offset
-        readRemaining = length
+    private func streamFile(_ file: FileBody) throws(UploadError) {
+        fileBodies = [file]
+        let data = Unmanaged.passUnretained(file).toOpaque()
         try set(CURLOPT_UPLOAD, 1)
         try check(ccurl_easy_setopt_read(easy, CurlCallbacks.read))
-        try set(CURLOPT_READDATA, pointer: me)
-        try check(ccurl_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(length)))
+        try set(CURLOPT_READDATA, pointer: data)
+        try check(ccurl_easy_setopt_seek(easy, CurlCallbacks.seek))
+        try set(CURLOPT_SEEKDATA, pointer: data)
+        try check(ccurl_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(file.length)))
         if request.method == .post { try set(CURLOPT_CUSTOMREQUEST, "POST") }
     }
 
@@ -145,8 +132,14 @@ final class CurlTransfer: @unchecked Sendable {
         for item in files {
             let part = curl_mime_addpart(mime)
             try check(curl_mime_name(part, fileField))
-            // filedata streams from disk during the transfer; libcurl escapes quotes and CR/LF in the name.
-            try check(curl_mime_filedata(part, item.path))
+            // Streamed from disk by our callbacks (pread, hashed on the way); libcurl escapes quotes and CR/LF
+            // in the name.
+            let file = FileBody(item)
+            fileBodies.append(file)
+            try check(
+                curl_mime_data_cb(
+                    part, curl_off_t(item.size), CurlCallbacks.read, CurlCallbacks.seek, nil,
+                    Unmanaged.passUnretained(file).toOpaque()))
             try check(curl_mime_filename(part, item.relativePath))
             try check(curl_mime_type(part, item.contentType))
         }
@@ -157,12 +150,9 @@ final class CurlTransfer: @unchecked Sendable {
     func response() -> TransferResponse {
         var status = 0
         if let easy { _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
-        var contentHash: String?
-        if let hashState, case .file(let item, _) = request.body, hashedBytes == item.size {
-            contentHash = FileHasher.hex(XXH3_128bits_digest(hashState))
-        }
         return TransferResponse(
-            status: status, headers: headers, body: String(decoding: body, as: UTF8.self), contentHash: contentHash)
+            status: status, headers: headers, body: String(decoding: body, as: UTF8.self),
+            contentHashes: fileBodies.map(\.contentHash))
     }
 
     /// The error for a libcurl failure code, with libcurl's own words.
@@ -182,7 +172,8 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             return UploadError(.badURL, file: file, cause: detail)
         case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
-            return UploadError(.fileUnreadable, file: file, cause: readFailure ?? detail)
+            let failure = fileBodies.lazy.compactMap(\.failure).first
+            return UploadError(.fileUnreadable, file: file, cause: failure ?? detail)
         default:
             return UploadError(.requestFailed, file: file, cause: detail)
         }
@@ -214,10 +205,6 @@ final class CurlTransfer: @unchecked Sendable {
         mime = nil
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
-        if fileDescriptor >= 0 { close(fileDescriptor) }
-        fileDescriptor = -1
-        if let hashState { XXH3_freeState(hashState) }
-        hashState = nil
     }
 
     // MARK: - Callback bodies (curl thread)
@@ -248,21 +235,6 @@ final class CurlTransfer: @unchecked Sendable {
     func setPaused(_ paused: Bool) {
         self.paused = paused
         if !paused { stallWatch.restart(at: StallWatch.now()) }
-    }
-
-    func readBody(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
-        let count = pread(fileDescriptor, buffer, min(capacity, Int(readRemaining)), off_t(readOffset))
-        if count < 0 {
-            readFailure = String(cString: strerror(errno))
-            return ccurl_readfunc_abort()
-        }
-        readOffset += Int64(count)
-        readRemaining -= Int64(count)
-        if let hashState {
-            _ = cx_xxh3_128_update(hashState, buffer, count)
-            hashedBytes += Int64(count)
-        }
-        return count
     }
 
     // MARK: - Options

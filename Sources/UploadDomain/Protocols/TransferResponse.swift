@@ -5,15 +5,16 @@ public struct TransferResponse: Sendable, Equatable {
     public var headers: [String: String]
     /// The body as text (lossy UTF-8), capped by the transport.
     public var body: String
-    /// The content hash of a whole-file body, when the transport computed it while sending.
-    public var contentHash: String?
+    /// The content hash of each file the request carried, in the request's order, where the transport
+    /// computed it while sending the whole file; empty or nil entries are hashed later by the journal.
+    public var contentHashes: [String?]
 
     /// Creates a response.
-    public init(status: Int, headers: [String: String] = [:], body: String = "", contentHash: String? = nil) {
+    public init(status: Int, headers: [String: String] = [:], body: String = "", contentHashes: [String?] = []) {
         self.status = status
         self.headers = headers
         self.body = body
-        self.contentHash = contentHash
+        self.contentHashes = contentHashes
     }
 
     /// True for 2xx.

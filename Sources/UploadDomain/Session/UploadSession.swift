@@ -228,7 +228,7 @@ public actor UploadSession {
             let results = planner.results(for: ids.map { files[$0].item }, response: response)
             for (index, id) in ids.enumerated() {
                 files[id].result = index < results.count ? results[index] : nil
-                if ids.count == 1 { files[id].result?.contentHash = response.contentHash }
+                if index < response.contentHashes.count { files[id].result?.contentHash = response.contentHashes[index] }
                 apply(files[id].machine.succeeded(), to: id)
             }
         case .success(let response):

@@ -1,0 +1,88 @@
+import CXXHash
+import Foundation
+import UploadDomain
+
+/// A file, or a range of one, read with `pread` straight into libcurl's buffer: a PUT body or one
+/// multipart file part.
+///
+/// The file is opened at the first read and closed after the last, so a request of many parts holds one
+/// descriptor at a time. A whole file is hashed (XXH3-128) on the way, so the journal need not read it again;
+/// a rewind to the start (libcurl resending on a fresh connection) starts the hash over.
+///
+/// Touched only on the engine's curl thread, from libcurl's read and seek callbacks.
+final class FileBody {
+    let item: UploadItem
+    private let start: Int64
+    let length: Int64
+    private var descriptor: Int32 = -1
+    /// Bytes of the range read so far.
+    private var position: Int64 = 0
+    /// nil for a part of a file, or once a rewind to the middle made the hash unusable.
+    private var hashState: OpaquePointer?
+    /// Why a read failed, for the error libcurl's abort turns into.
+    private(set) var failure: String?
+
+    /// A body of `length` bytes of `item` from `start`; the whole file by default.
+    init(_ item: UploadItem, start: Int64 = 0, length: Int64? = nil) {
+        self.item = item
+        self.start = start
+        self.length = length ?? item.size
+        if start == 0, self.length == item.size {
+            hashState = XXH3_createState()
+            XXH3_128bits_reset(hashState)
+        }
+    }
+
+    deinit {
+        closeFile()
+        if let hashState { XXH3_freeState(hashState) }
+    }
+
+    /// Fills `buffer` with the next bytes; 0 at the end, -1 when the file cannot be read (see `failure`).
+    func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        if descriptor < 0 {
+            descriptor = open(item.path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { return fail() }
+        }
+        let wanted = Int(min(Int64(capacity), length - position))
+        guard wanted > 0 else { return 0 }
+        let count = pread(descriptor, buffer, wanted, off_t(start + position))
+        guard count >= 0 else { return fail() }
+        position += Int64(count)
+        if let hashState { _ = cx_xxh3_128_update(hashState, buffer, count) }
+        if position == length { closeFile() }
+        return count
+    }
+
+    /// Moves to `offset` within the range, as libcurl asks before sending the body again.
+    /// - Returns: false when the offset lies outside the range.
+    func seek(to offset: Int64) -> Bool {
+        guard offset >= 0, offset <= length else { return false }
+        position = offset
+        if let hashState {
+            if offset == 0 {
+                XXH3_128bits_reset(hashState)
+            } else {
+                XXH3_freeState(hashState)
+                self.hashState = nil
+            }
+        }
+        return true
+    }
+
+    /// The XXH3-128 of the whole file, once every byte has been read from the start; else nil.
+    var contentHash: String? {
+        guard let hashState, position == length else { return nil }
+        return FileHasher.hex(XXH3_128bits_digest(hashState))
+    }
+
+    private func fail() -> Int {
+        failure = String(cString: strerror(errno))
+        return -1
+    }
+
+    private func closeFile() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+}
