@@ -15,8 +15,9 @@ enum Fixtures {
     ) -> FileSnapshot {
         FileSnapshot(
             id: id, name: name, path: "/home/ana/Pictures/pet/" + name, destination: destination,
-            curlCommand:
-                "curl -sS -X POST -H \"Authorization: Bearer $UPLOADER_TOKEN\" -F files=@/home/ana/Pictures/pet/\(name) \(destination)",
+            curlCommand: LazyText {
+                "curl -sS -X POST -H \"Authorization: Bearer $UPLOADER_TOKEN\" -F files=@/home/ana/Pictures/pet/\(name) \(destination)"
+            },
             size: size, sent: sent, phase: phase, attempt: attempt, isPaused: paused, bytesPerSecond: rate,
             httpStatus: result?.httpStatus ?? error?.httpStatus, result: result, error: error)
     }

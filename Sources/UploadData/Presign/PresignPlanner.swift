@@ -24,6 +24,7 @@ public final class PresignPlanner: RequestPlanner {
     private let items: [UploadItem]
     private let transport: any UploadTransport
     private let state = Mutex(State())
+    private let destination: String
 
     /// Creates a planner for `items` (the session's, in input order).
     /// - Parameter ticketBatch: files per presign request (`--presign-batch`).
@@ -38,9 +39,10 @@ public final class PresignPlanner: RequestPlanner {
         self.ticketBatch = max(1, ticketBatch)
         self.items = items
         self.transport = transport
+        destination = "presigned via " + Redactor.url(endpoint)
     }
 
-    public func destination(of item: UploadItem) -> String { "presigned via " + Redactor.url(endpoint) }
+    public func destination(of item: UploadItem) -> String { destination }
 
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         let item = items[0]

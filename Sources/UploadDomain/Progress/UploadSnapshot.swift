@@ -30,8 +30,9 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
     public var name: String
     public var path: String
     public var destination: String
-    /// A `curl` command reproducing the request, secrets as environment variables.
-    public var curlCommand: String
+    /// A `curl` command reproducing the request, secrets as environment variables; built on first read.
+    public var curlCommand: String { curlCommandText.text }
+    private var curlCommandText: LazyText
     public var size: Int64
     public var sent: Int64
     public var phase: UploadPhase
@@ -44,7 +45,8 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
 
     /// Creates a row.
     public init(
-        id: Int, name: String, path: String, destination: String, curlCommand: String = "", size: Int64, sent: Int64,
+        id: Int, name: String, path: String, destination: String, curlCommand: LazyText = LazyText { "" },
+        size: Int64, sent: Int64,
         phase: UploadPhase,
         attempt: Int, isPaused: Bool = false, bytesPerSecond: Double = 0, httpStatus: Int? = nil,
         result: UploadResult? = nil, error: UploadError? = nil
@@ -53,7 +55,7 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
         self.name = name
         self.path = path
         self.destination = destination
-        self.curlCommand = curlCommand
+        self.curlCommandText = curlCommand
         self.size = size
         self.sent = sent
         self.phase = phase

@@ -26,7 +26,7 @@ public actor UploadSession {
     private struct FileState {
         let item: UploadItem
         let destination: String
-        let curlCommand: String
+        let curlCommand: LazyText
         var machine = UploadJob.StateMachine()
         var requestID: Int?
         var attemptStarted: Duration = .zero
@@ -85,8 +85,10 @@ public actor UploadSession {
         self.configuration = configuration
         self.clock = clock
         self.random = random
-        self.files = items.map {
-            FileState(item: $0, destination: planner.destination(of: $0), curlCommand: planner.curlCommand(for: $0))
+        self.files = items.map { item in
+            FileState(
+                item: item, destination: planner.destination(of: item),
+                curlCommand: LazyText { planner.curlCommand(for: item) })
         }
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         slots = TransferSlots(capacity: configuration.concurrency)
