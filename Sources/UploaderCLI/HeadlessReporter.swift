@@ -18,8 +18,28 @@ public actor HeadlessReporter {
 
         /// The process's stdout and stderr, unbuffered line by line.
         public static let process = Output(
-            standardOutput: { FileHandle.standardOutput.write(Data(($0 + "\n").utf8)) },
-            standardError: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+            standardOutput: { writeLine($0, to: STDOUT_FILENO) },
+            standardError: { writeLine($0, to: STDERR_FILENO) })
+
+        /// Writes `text` and a line break in as few `write` calls as the descriptor takes; a closed reader
+        /// ends the line quietly (SIGPIPE, when not ignored, ends the process as for any CLI).
+        private static func writeLine(_ text: String, to descriptor: Int32) {
+            var line = text
+            line.append("\n")
+            line.withUTF8 { buffer in
+                guard var next = buffer.baseAddress else { return }
+                var left = buffer.count
+                while left > 0 {
+                    let written = write(descriptor, next, left)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    next += written
+                    left -= written
+                }
+            }
+        }
     }
 
     private let json: Bool
@@ -167,10 +187,26 @@ public actor HeadlessReporter {
         var seconds = now.tv_sec
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let millis = Int(now.tv_nsec / 1_000_000)
-        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
-            + "\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)Z"
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        func digits(_ value: Int, _ count: Int, then separator: Character) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+            text.append(separator.asciiValue!)
+        }
+        digits(Int(parts.tm_year) + 1900, 4, then: "-")
+        digits(Int(parts.tm_mon) + 1, 2, then: "-")
+        digits(Int(parts.tm_mday), 2, then: "T")
+        digits(Int(parts.tm_hour), 2, then: ":")
+        digits(Int(parts.tm_min), 2, then: ":")
+        digits(Int(parts.tm_sec), 2, then: ".")
+        digits(now.tv_nsec / 1_000_000, 3, then: "Z")
+        return String(decoding: text, as: UTF8.self)
     }
 }
