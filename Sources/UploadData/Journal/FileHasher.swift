@@ -3,9 +3,9 @@ import Foundation
 
 /// XXH3-128 of one file, a chunk per call, so the writer can commit rows between chunks of a large file.
 ///
-/// Used for bodies the transfer did not hash on the way (multipart forms, S3 parts). XXH3 rather than SHA-256:
-/// SHA-256 (about 1.6 GB/s here) took longer than sending a 2 GiB file over loopback; XXH3 is an order of
-/// magnitude faster and is what `xxhsum -H2` prints.
+/// Used for files the transfer did not hash on the way (S3 multipart uploads, sent in parts). XXH3 rather than
+/// SHA-256: SHA-256 (about 1.6 GB/s here) took longer than sending a 2 GiB file over loopback; XXH3 is an order
+/// of magnitude faster and is what `xxhsum -H2` prints.
 ///
 /// The hash counts only if the file still has the size and modification time the journal recorded, before
 /// and after reading; otherwise it describes other content and is dropped.

@@ -61,13 +61,16 @@ enum JournalFiles {
     /// Creates an empty journal file (0600) when there is none, so SQLite's files inherit owner-only access.
     ///
     /// An existing file is left alone, whatever it holds.
-    static func createIfMissing(_ path: String) throws(JournalError) {
+    /// - Returns: true when the file did not exist and was created empty.
+    static func createIfMissing(_ path: String) throws(JournalError) -> Bool {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if fd >= 0 {
             close(fd)
+            return true
         } else if errno != EEXIST {
             throw .system(.notWritable, path: path, doing: "cannot create it", errno: errno)
         }
+        return false
     }
 
     /// Modification time in seconds, computed exactly as `FileScanner` does, so equal times compare equal.

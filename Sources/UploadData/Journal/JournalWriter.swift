@@ -7,7 +7,7 @@ import UploadDomain
 /// The one thread that writes the journal: callers append to a buffer and return; it commits batches.
 ///
 /// Each batch is one transaction, so a kill at any moment leaves either all of it or none. After a batch with
-/// done rows whose transfer did not hash the bytes on the way (multipart forms, S3 parts) it hashes those files
+/// done rows whose transfer did not hash the bytes on the way (S3 multipart uploads) it hashes those files
 /// once, a chunk at a time, committing any batch that comes due in between.
 final class JournalWriter: Sendable {
     /// How long `close` keeps hashing files still waiting for their hash; the rest keep a NULL content hash.

@@ -9,6 +9,7 @@ public struct MultipartPlanner: RequestPlanner {
     public let headers: [HTTPHeader]
     public let token: String?
     public let batchSize: Int
+    private let redactedURL: String
 
     /// Creates a planner.
     public init(
@@ -20,9 +21,10 @@ public struct MultipartPlanner: RequestPlanner {
         self.headers = headers
         self.token = token
         self.batchSize = batchSize
+        redactedURL = Redactor.url(url)
     }
 
-    public func destination(of item: UploadItem) -> String { Redactor.url(url) }
+    public func destination(of item: UploadItem) -> String { redactedURL }
 
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         TransferRequest(
@@ -53,8 +55,9 @@ enum ResponseResults {
     static func split(
         _ response: TransferResponse, count: Int, fallbackLocation: (Int) -> String?
     ) -> [UploadResult] {
-        let data = Data(response.body.utf8)
-        let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        // An empty body (sinks, many servers) is not parsed: the failed parse builds an NSError per request.
+        let blank = response.body.utf8.allSatisfy { " \t\r\n".utf8.contains($0) }
+        let json = blank ? nil : try? JSONSerialization.jsonObject(with: Data(response.body.utf8), options: [.fragmentsAllowed])
         if let object = json as? [String: Any], let files = object["files"] as? [[String: Any]], files.count == count {
             return files.enumerated().map { index, entry in
                 let text = CompactJSON.text(entry) ?? "{}"
