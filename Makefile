@@ -6,7 +6,12 @@ BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
 BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time
 BENCH_RUNS ?= 5
 
-.PHONY: all deps build test demo bench clean
+# The release build users install and `make bench` measures: the Swift runtime and Foundation linked in, so the
+# binary runs without a Swift toolchain (Package.swift adds the linker settings of release builds).
+RELEASE := -c release --static-swift-stdlib
+PREFIX ?= $(HOME)/.local
+
+.PHONY: all deps build test demo release install bench clean
 
 all: build
 
@@ -35,9 +40,19 @@ test: deps
 demo: build
 	BIN="$(BIN)" scripts/demo.sh
 
+## The self-contained release binaries, in the folder `swift build -c release --static-swift-stdlib --show-bin-path` names.
+release: deps
+	swift build $(RELEASE) --product uploader-tui
+	swift build $(RELEASE) --product uploader-server
+
+## Installs the release uploader-tui and uploader-server into $(PREFIX)/bin (default ~/.local/bin).
+install: release
+	install -d "$(PREFIX)/bin"
+	install -m 755 "$$(swift build $(RELEASE) --show-bin-path)/uploader-tui" "$$(swift build $(RELEASE) --show-bin-path)/uploader-server" "$(PREFIX)/bin/"
+
 ## Release build against curl, rclone and its own screen on 127.0.0.1 (issue 6); writes bench/RESULTS.md.
 ## BENCH_RUNS=N sets the counted rounds per comparison (default 5).
-bench: deps
+bench: release
 	@# The nginx package starts a system nginx on port 80 where services run; a policy-rc.d that
 	@# refuses (only while installing, and only if the machine has none) keeps it stopped.
 	@missing=$$(for p in $(BENCH_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -48,9 +63,7 @@ bench: deps
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 		status=$$?; [ -z "$$guard" ] || $(SUDO) rm -f /usr/sbin/policy-rc.d; [ $$status = 0 ] || exit $$status; \
 	fi
-	swift build -c release --product uploader-tui
-	swift build -c release --product uploader-server
-	python3 bench/bench.py --bin "$$(swift build -c release --show-bin-path)" --runs $(BENCH_RUNS)
+	python3 bench/bench.py --bin "$$(swift build $(RELEASE) --show-bin-path)" --runs $(BENCH_RUNS)
 
 clean:
 	rm -rf .build demo-data bench/data bench/work
