@@ -40,12 +40,13 @@ final class FileBody {
 
     /// Fills `buffer` with the next bytes; 0 at the end, -1 when the file cannot be read (see `failure`).
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
+        // The end is checked first: libcurl asks once more after the last byte, and the file is closed by then.
+        let wanted = Int(min(Int64(capacity), length - position))
+        guard wanted > 0 else { return 0 }
         if descriptor < 0 {
             descriptor = open(item.path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return fail() }
         }
-        let wanted = Int(min(Int64(capacity), length - position))
-        guard wanted > 0 else { return 0 }
         let count = pread(descriptor, buffer, wanted, off_t(start + position))
         guard count >= 0 else { return fail() }
         position += Int64(count)
