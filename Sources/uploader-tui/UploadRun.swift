@@ -116,10 +116,12 @@ struct UploadRun {
         let reporter = HeadlessReporter(json: plan.json)
         for note in plan.notes { await reporter.note(note) }
         let total = plan.items.count
-        let events = Task {
+        // The reporter runs where the session's requests do (the curl thread), so an event costs no thread switch.
+        let executor = session.taskExecutor
+        let events = Task(executorPreference: executor) {
             for await event in session.events { await reporter.handle(event, total: total) }
         }
-        let ticker = Task {
+        let ticker = Task(executorPreference: executor) {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
                 await reporter.progress(await session.snapshot())

@@ -12,9 +12,11 @@ final class InMemoryTransport: UploadTransport {
     let started: AsyncStream<Pending>
     private let sink: AsyncStream<Pending>.Continuation
     let pausedCalls = Mutex<[Bool]>([])
+    let taskExecutor: (any TaskExecutor)?
 
-    init() {
+    init(taskExecutor: (any TaskExecutor)? = nil) {
         (started, sink) = AsyncStream.makeStream()
+        self.taskExecutor = taskExecutor
     }
 
     func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
@@ -34,6 +36,16 @@ final class InMemoryTransport: UploadTransport {
 
     func setPaused(_ paused: Bool, probe: TransferProbe) {
         pausedCalls.withLock { $0.append(paused) }
+    }
+}
+
+/// Counts the jobs it is given and runs them on the global executor.
+final class CountingExecutor: TaskExecutor {
+    let jobs = Atomic<Int>(0)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        jobs.add(1, ordering: .relaxed)
+        globalConcurrentExecutor.enqueue(job)
     }
 }
 

@@ -77,6 +77,22 @@ struct UploadSessionTests {
         #expect(snapshot.toast == .fail(failed: 1, cancelled: 0))
     }
 
+    @Test("request tasks run on the transport's executor when it offers one")
+    func requestTasksPreferTransportExecutor() async throws {
+        let executor = CountingExecutor()
+        let transport = InMemoryTransport(taskExecutor: executor)
+        let session = UploadSession(
+            items: items([10, 20]), planner: EchoPlanner(), transport: transport, configuration: .init(concurrency: 2))
+        #expect(session.taskExecutor === executor)
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        for _ in 0..<2 { try #require(await started.next()).reply(.success(TransferResponse(status: 201))) }
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().progress.counts.done == 2)
+        // Each request task starts and resumes there; with the global executor none would.
+        #expect(executor.jobs.load(ordering: .relaxed) >= 4)
+    }
+
     @Test("cancelling one file ends it cancelled and leaves the others running; retry sends it again")
     func cancelOneThenRetry() async throws {
         let transport = InMemoryTransport()

@@ -63,9 +63,13 @@ public final class CurlEngine: UploadTransport {
     ///
     /// Waiting matters at exit: libcurl's cleanup on the curl thread racing OpenSSL's atexit cleanup on the
     /// main thread aborted about one run in fifty.
+    ///
+    /// Called on the curl thread itself (a task that came off an actor the thread was running), it cannot wait for
+    /// the loop: the loop stops once the calling job returns, and no other thread is using libcurl meanwhile.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         loop.post(.shutdown)
+        if loop.isCurrentThread { return }
         _ = loop.finished.wait(timeout: .now() + .seconds(5))
     }
 
@@ -85,13 +89,17 @@ public final class CurlEngine: UploadTransport {
     public func setPaused(_ paused: Bool, probe: TransferProbe) {
         loop.post(.pause(ObjectIdentifier(probe), paused))
     }
+
+    /// The curl thread, as an executor: tasks that prefer it resume there when their transfer ends, with no
+    /// other thread woken (curl's own tool runs its transfers and bookkeeping on one loop the same way).
+    public var taskExecutor: (any TaskExecutor)? { loop }
 }
 
-/// The multi handle and the loop that drives it.
+/// The multi handle and the loop that drives it; also a `TaskExecutor` whose jobs run between transfers.
 ///
-/// `@unchecked Sendable`: `commands` is locked and `curl_multi_wakeup` is thread-safe; `multi` otherwise
+/// `@unchecked Sendable`: `state` is locked and `curl_multi_wakeup` is thread-safe; `multi` otherwise
 /// and `active` are touched only by the thread running `run()`.
-private final class CurlLoop: @unchecked Sendable {
+private final class CurlLoop: TaskExecutor, @unchecked Sendable {
     enum Command {
         case add(CurlTransfer)
         case cancel(CurlTransfer)
@@ -99,11 +107,23 @@ private final class CurlLoop: @unchecked Sendable {
         case shutdown
     }
 
+    /// What other threads hand the loop.
+    private struct Inbox {
+        var commands: [Command] = []
+        var jobs: [UnownedJob] = []
+        /// True while the loop sleeps in `curl_multi_poll`: only then does a new item need a wakeup.
+        var polling = false
+        /// After shutdown, jobs go to the global executor: no task waits forever on a stopped loop.
+        var stopped = false
+    }
+
     private let multi: UnsafeMutableRawPointer
-    private let commands = Mutex<[Command]>([])
+    private let inbox = Mutex(Inbox())
     /// Signalled once `run()` has cleaned up and returned.
     let finished = DispatchSemaphore(value: 0)
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    /// The thread running `run()`, once it runs.
+    private let thread = Atomic<UInt>(0)
 
     init(maxCachedConnections: Int) {
         multi = curl_multi_init()
@@ -112,22 +132,46 @@ private final class CurlLoop: @unchecked Sendable {
 
     /// Queues a command for the curl thread and wakes it; callable from any thread.
     func post(_ command: Command) {
-        commands.withLock { $0.append(command) }
-        curl_multi_wakeup(multi)
+        let wake = inbox.withLock { inbox in
+            inbox.commands.append(command)
+            return inbox.polling
+        }
+        if wake { curl_multi_wakeup(multi) }
     }
 
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let (wake, stopped) = inbox.withLock { inbox in
+            if !inbox.stopped { inbox.jobs.append(job) }
+            return (inbox.polling, inbox.stopped)
+        }
+        if stopped {
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        } else if wake {
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// True on the thread running `run()`.
+    var isCurrentThread: Bool { thread.load(ordering: .acquiring) == UInt(pthread_self()) }
+
     func run() {
+        thread.store(UInt(pthread_self()), ordering: .releasing)
         var stillRunning: Int32 = 0
         while true {
-            let pending = commands.withLock { queue -> [Command] in
-                defer { queue.removeAll(keepingCapacity: true) }
-                return queue
+            // Jobs first: they are tasks resumed by the last round, and they post the next requests.
+            let jobs = inbox.withLock { inbox in
+                defer { inbox.jobs.removeAll(keepingCapacity: true) }
+                return inbox.jobs
+            }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            let pending = inbox.withLock { inbox in
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return inbox.commands
             }
             for command in pending {
                 if case .shutdown = command {
-                    for transfer in active.values { finish(transfer, with: .failure(UploadError(.cancelled))) }
-                    curl_multi_cleanup(multi)
-                    finished.signal()
+                    stop()
                     return
                 }
                 handle(command)
@@ -152,8 +196,28 @@ private final class CurlLoop: @unchecked Sendable {
                     }
                 finish(transfer, with: outcome)
             }
+            // Sleep only with nothing to run: a resumed task's job must not wait for the next socket event.
+            let idle = inbox.withLock { inbox in
+                inbox.polling = inbox.jobs.isEmpty && inbox.commands.isEmpty
+                return inbox.polling
+            }
+            guard idle else { continue }
             curl_multi_poll(multi, nil, 0, 1000, nil)
+            inbox.withLock { $0.polling = false }
         }
+    }
+
+    /// Fails what is in flight, hands leftover jobs to the global executor and frees the multi handle.
+    private func stop() {
+        for transfer in active.values { finish(transfer, with: .failure(UploadError(.cancelled))) }
+        let jobs = inbox.withLock { inbox in
+            inbox.stopped = true
+            defer { inbox.jobs.removeAll() }
+            return inbox.jobs
+        }
+        for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        curl_multi_cleanup(multi)
+        finished.signal()
     }
 
     private func handle(_ command: Command) {

@@ -24,4 +24,6 @@ public struct AuthorizingTransport: UploadTransport {
     public func setPaused(_ paused: Bool, probe: TransferProbe) {
         inner.setPaused(paused, probe: probe)
     }
+
+    public var taskExecutor: (any TaskExecutor)? { inner.taskExecutor }
 }

@@ -8,6 +8,14 @@ public protocol UploadTransport: Sendable {
 
     /// Pauses or resumes the transfer that reports to `probe`.
     func setPaused(_ paused: Bool, probe: TransferProbe)
+
+    /// Where the session's request tasks should run: the transport's own thread, so a finished transfer
+    /// resumes its task without waking another; nil for the global executor.
+    var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension UploadTransport {
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// Turns files into requests for one destination protocol, and a response into per-file results.

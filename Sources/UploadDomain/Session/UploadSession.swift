@@ -46,6 +46,8 @@ public actor UploadSession {
     }
 
     public nonisolated let events: AsyncStream<UploadEvent>
+    /// The executor the session's request tasks prefer (the transport's), for front ends that want to run beside them.
+    public nonisolated var taskExecutor: (any TaskExecutor)? { transport.taskExecutor }
     private let eventSink: AsyncStream<UploadEvent>.Continuation
     private let transport: any UploadTransport
     private let planner: any RequestPlanner
@@ -93,7 +95,8 @@ public actor UploadSession {
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         slots = TransferSlots(capacity: configuration.concurrency)
         // A slot given back by a multipart part may let the next file start.
-        slots.onRelease { [weak self] in Task { await self?.pump() } }
+        let executor = transport.taskExecutor
+        slots.onRelease { [weak self] in Task(executorPreference: executor) { await self?.pump() } }
     }
 
     /// Queues every file (skipping those in `alreadyDone`) and starts the first requests.
@@ -185,8 +188,9 @@ public actor UploadSession {
             files[id].error = nil
             emit(.started, id)
         }
+        let executor = transport.taskExecutor
         let probe = TransferProbe(onAllSent: { [weak self] in
-            Task { await self?.allSent(requestID: requestID) }
+            Task(executorPreference: executor) { await self?.allSent(requestID: requestID) }
         })
         var offsets: [Int64] = []
         var payload: Int64 = 0
@@ -197,7 +201,8 @@ public actor UploadSession {
         let transport = self.transport
         let planner = self.planner
         let slots = self.slots
-        let task = Task { [weak self] in
+        // On the transport's thread when it has one: the transfer's end resumes this task where it happened.
+        let task = Task(executorPreference: executor) { [weak self] in
             let outcome: Result<TransferResponse, UploadError>
             do {
                 outcome = .success(try await planner.upload(items, via: transport, probe: probe, slots: slots))
@@ -302,7 +307,7 @@ public actor UploadSession {
                 return
             }
             let clock = self.clock
-            retryTimers[id] = Task { [weak self] in
+            retryTimers[id] = Task(executorPreference: transport.taskExecutor) { [weak self] in
                 guard (try? await clock.sleep(for: delay)) != nil else { return }
                 await self?.backoffElapsed(id)
             }
