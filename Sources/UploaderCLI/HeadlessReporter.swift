@@ -7,45 +7,41 @@ public actor HeadlessReporter {
     public struct Output: Sendable {
         public var standardOutput: @Sendable (String) -> Void
         public var standardError: @Sendable (String) -> Void
+        /// Writes what the output holds back.
+        public var flush: @Sendable () -> Void
 
         /// Creates an output.
         public init(
-            standardOutput: @escaping @Sendable (String) -> Void, standardError: @escaping @Sendable (String) -> Void
+            standardOutput: @escaping @Sendable (String) -> Void, standardError: @escaping @Sendable (String) -> Void,
+            flush: @escaping @Sendable () -> Void = {}
         ) {
             self.standardOutput = standardOutput
             self.standardError = standardError
+            self.flush = flush
         }
 
-        /// The process's stdout and stderr, unbuffered line by line.
-        public static let process = Output(
-            standardOutput: { writeLine($0, to: STDOUT_FILENO) },
-            standardError: { writeLine($0, to: STDERR_FILENO) })
-
-        /// Writes `text` and a line break in as few `write` calls as the descriptor takes; a closed reader
-        /// ends the line quietly (SIGPIPE, when not ignored, ends the process as for any CLI).
-        private static func writeLine(_ text: String, to descriptor: Int32) {
-            var line = text
-            line.append("\n")
-            line.withUTF8 { buffer in
-                guard var next = buffer.baseAddress else { return }
-                var left = buffer.count
-                while left > 0 {
-                    let written = write(descriptor, next, left)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return
-                    }
-                    next += written
-                    left -= written
-                }
-            }
-        }
+        /// The process's stdout and stderr, buffered: the reporter flushes at least every
+        /// `HeadlessReporter.flushInterval` while events come, and at the end.
+        public static let process: Output = {
+            let output = OutputBuffer(descriptor: STDOUT_FILENO)
+            let error = OutputBuffer(descriptor: STDERR_FILENO)
+            return Output(
+                standardOutput: output.append, standardError: error.append,
+                flush: {
+                    output.flush()
+                    error.flush()
+                })
+        }()
     }
+
+    /// The longest a line waits in the buffer while events keep coming; the ticker flushes the rest.
+    public static let flushInterval: Duration = .milliseconds(100)
 
     private let json: Bool
     private let output: Output
     private let clock: any UploadClock
     private var lastProgressLine: Duration?
+    private var lastFlush: Duration = .zero
     private var lastFileProgress: [Int: (time: Duration, sent: Int64)] = [:]
     private var finished = 0
 
@@ -59,6 +55,13 @@ public actor HeadlessReporter {
     /// Prints a line of the user's own (a scan note, the fallback notice).
     public func note(_ text: String) {
         output.standardError("note: " + text)
+        flush()
+    }
+
+    /// Writes the lines held back.
+    public func flush() {
+        lastFlush = clock.now
+        output.flush()
     }
 
     /// Reports one phase change.
@@ -90,10 +93,13 @@ public actor HeadlessReporter {
         case .queued, .started, .modeling:
             break
         }
+        if clock.now - lastFlush >= Self.flushInterval { flush() }
     }
 
-    /// Throttled progress: one human line a second at most, and per-file NDJSON `progress` events.
+    /// Throttled progress: one human line a second at most, and per-file NDJSON `progress` events; then writes
+    /// what is held back, so the ticker bounds how long a line waits.
     public func progress(_ snapshot: UploadSnapshot) {
+        defer { flush() }
         let now = clock.now
         if json {
             for file in snapshot.files where file.phase == .uploading || file.phase == .willStart {
@@ -126,6 +132,7 @@ public actor HeadlessReporter {
         output.standardError(
             "\(c.total) files: \(c.done) done, \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
                 + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))")
+        defer { flush() }
         guard json else { return }
         var line = JSONLine()
         line.add("event", "summary")

@@ -54,6 +54,7 @@ struct UploadRun {
             beforeExit: {
                 // A second signal exits at once, but not before what is recorded is on disk.
                 journal?.flush()
+                HeadlessReporter.Output.process.flush()
                 CursesTerminal.restoreBeforeExit()
             })
         defer { interrupts.stop() }
@@ -123,7 +124,7 @@ struct UploadRun {
         }
         let ticker = Task(executorPreference: executor) {
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
+                try? await Task.sleep(for: HeadlessReporter.flushInterval)
                 await reporter.progress(await session.snapshot())
             }
         }

@@ -215,15 +215,11 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func appendHeader(_ bytes: UnsafeRawBufferPointer) {
-        let line = String(decoding: bytes, as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
-            headers = [:]  // a new response (after 100 Continue or a redirect) starts over
-            return
+        switch HeaderLine(bytes) {
+        case .status: headers = [:]  // a new response (after 100 Continue or a redirect) starts over
+        case .field(let name, let value): headers[name] = value
+        case .other: break
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        headers[name] = value
     }
 
     /// True (abort) once the upload has sent nothing for the stall timeout.

@@ -97,7 +97,8 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         guard !items.isEmpty else { return [:] }
         writer.flush()
         do {
-            let pairs = try JSONEncoder().encode(zip(items, destinations).map { [$0.path, $1] })
+            // By hand: JSONEncoder took 1 ms for 300 pairs, a tenth of the time to the first request.
+            let pairs = JSONText.array(of: zip(items, destinations).map { [$0.path, $1] })
             return try queue.read { db in
                 var outcomes: [Int: JournalEntry.PriorOutcome] = [:]
                 let rows = try Row.fetchCursor(
@@ -109,7 +110,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
                             AND files.destination = json_extract(probe.value, '$[1]')
                         WHERE files.phase IN ('done', 'failed')
                         """,
-                    arguments: [String(decoding: pairs, as: UTF8.self)])
+                    arguments: [pairs])
                 while let row = try rows.next() {
                     let item = items[row[0] as Int]
                     let size: Int64 = row[1]

@@ -115,6 +115,9 @@ public actor UploadSession {
                 emit(.failed, id)
             } else {
                 queue.append(id)
+                // The first requests leave while the rest are still being queued; each file's own events keep
+                // their order (queued, then started).
+                if queue.count - queueHead >= planner.batchSize, slots.available > 0 { pump() }
             }
         }
         pump()
