@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UploadDomain
 import UploaderCLI
 
 /// `uploader-tui`: uploads by default; `delete` removes stored objects. It only parses and dispatches.
@@ -12,6 +13,7 @@ struct UploaderCommand: AsyncParsableCommand {
             Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error or unusable journal,
             3 nothing to upload, 130 interrupted.
             """,
+        version: UploaderVersion.current,
         subcommands: [UploadCommand.self, DeleteCommand.self, HistoryCommand.self],
         defaultSubcommand: UploadCommand.self)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import UploadDomain
 
 /// The built `uploader-tui` binary, run as a child process: what scripts and CI rely on.
 @Suite("uploader-tui --no-tui end to end", .serialized)
@@ -98,6 +99,13 @@ struct HeadlessBinaryTests {
         #expect(nothing.status == 3)
         #expect(nothing.standardError.contains("nothing to upload in \(empty.path)"))
         await server.stop()
+    }
+
+    @Test("--version prints the release and exits 0")
+    func version() async throws {
+        let outcome = try await ChildProcess.run(binary, ["--version"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput == UploaderVersion.current + "\n")
     }
 
     @Test("the token authorises the upload and never appears in any output; a wrong one fails with 401")

@@ -23,7 +23,7 @@ public final class CurlEngine: UploadTransport {
 
         /// Creates options.
         public init(
-            insecure: Bool = false, connectTimeoutMilliseconds: Int = 15_000, userAgent: String = "uploader-tui/0.1",
+            insecure: Bool = false, connectTimeoutMilliseconds: Int = 15_000, userAgent: String = "uploader-tui/" + UploaderVersion.current,
             maxCachedConnections: Int = 64, maxSendSpeed: Int = 0, stallTimeout: Double = 30
         ) {
             self.maxSendSpeed = maxSendSpeed
