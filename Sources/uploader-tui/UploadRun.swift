@@ -120,7 +120,12 @@ struct UploadRun {
         // The reporter runs where the session's requests do (the curl thread), so an event costs no thread switch.
         let executor = session.taskExecutor
         let events = Task(executorPreference: executor) {
-            for await event in session.events { await reporter.handle(event, total: total) }
+            for await event in session.events {
+                await reporter.handle(event, total: total)
+                // A stream hands buffered events over without suspending: without a yield, 10,000 `queued` events
+                // would all be reported before the first request's job, queued behind this one, could run.
+                await Task.yield()
+            }
         }
         let ticker = Task(executorPreference: executor) {
             while !Task.isCancelled {
