@@ -274,7 +274,9 @@ class Nginx:
         received = loopback_rx_bytes() - rx_before
         if rx_before >= 0 and received < count * min_bytes:
             raise BenchError(f"only {received} bytes crossed the loopback for {count * min_bytes} bytes of uploads")
-        return {"requests": len(logged), "connections": len({row[5] for row in logged}), "loopback_bytes": received}
+        ends = [float(row[-1]) for row in rows]
+        return {"requests": len(logged), "connections": len({row[5] for row in logged}), "loopback_bytes": received,
+                "span": max(ends) - min(ends)}
 
 
 def loopback_rx_bytes() -> int:
@@ -740,10 +742,14 @@ def report(bench: Bench, started: datetime.datetime, elapsed: float, load: float
     def small_rows(title: str, tui: list[Run], peer: list[Run]) -> list[tuple]:
         """The rows of a 300-file comparison."""
         seconds = lambda runs: [x.seconds for x in runs]
+        span = lambda runs: [x.extra["span"] for x in runs]
+        outside = lambda runs: [x.seconds - x.extra["span"] for x in runs]
         return [
             (title, "files/s (higher is better)", spread(fps(tui), 1), spread(fps(peer), 1), ratio(med(fps(tui)), med(fps(peer)))),
             ("", "MB/s (10⁶ B; higher is better)", spread(mbs(tui), 1), spread(mbs(peer), 1), ratio(med(mbs(tui)), med(mbs(peer)))),
             ("", "wall time, s", spread(seconds(tui), 3), spread(seconds(peer), 3), ratio(med(seconds(tui)), med(seconds(peer)))),
+            ("", "first to last request done, on nginx's clock, s", spread(span(tui), 3), spread(span(peer), 3), ratio(med(span(tui)), med(span(peer)))),
+            ("", "wall time outside that span (start-up, first request, last answer, exit), s", spread(outside(tui), 3), spread(outside(peer), 3), ratio(med(outside(tui)), med(outside(peer)))),
             ("", "CPU user+sys, s", spread(cpu(tui), 2), spread(cpu(peer), 2), ratio(med(cpu(tui)), med(cpu(peer)))),
             ("", "peak RSS, MiB", spread(mib_rss(tui), 1), spread(mib_rss(peer), 1), ratio(med(mib_rss(tui)), med(mib_rss(peer)))),
             ("", "HTTP requests / TCP connections (nginx log, median)", traffic(tui), traffic(peer), "—"),
@@ -850,7 +856,9 @@ def report(bench: Bench, started: datetime.datetime, elapsed: float, load: float
         "  `$request_length` leaves out a discarded body, so it cannot show them). `/dav/` is WebDAV",
         "  (`dav_methods`, `dav_ext_methods PROPFIND OPTIONS`, `create_full_put_path on`); after every run",
         "  all 300 files are checked for name and size, then deleted (outside the timed part). Config:",
-        "  `bench/nginx.conf.template`.",
+        "  `bench/nginx.conf.template`. nginx logs `$msec` as it writes each line, once the body is read: the",
+        "  first-to-last span is the transfers as the server saw them, and wall time minus it is everything",
+        "  else (start-up, the first request's own time, the last answer, exit).",
         "- The reference server (`uploader-server --port 0`) is started fresh for every run of",
         "  comparison 5 and gets no request before the client's: its `/_stats` `firstRequestAt` minus the",
         "  time taken just before spawning the client is the start-up time. The whole run's time includes",
