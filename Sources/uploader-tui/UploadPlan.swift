@@ -33,7 +33,8 @@ struct UploadPlan {
     var json: Bool
     var exitWhenDone: Bool
     /// Where outcomes are kept; nil with `--no-resume`.
-    var journalPath: String?
+    /// The journal being prepared while the files were scanned; nil with `--no-resume`.
+    var journal: JournalOpening?
     var retryFailed: Bool
     var tokenSource: TokenSource?
     /// The first token, when the command line or environment gave one.
@@ -145,13 +146,16 @@ extension UploadCommand {
                 throw UsageError(description: "--results \(Sanitizer.displayName(results)): cannot write in \(folder)")
             }
         }
+        let journalOpening = journalPath.map(JournalOpening.init)
         let scan: FileScanner.Result
         do {
             scan = try FileScanner(recursive: recursive, includeHidden: hidden).scan(paths)
         } catch {
+            journalOpening?.abandon()
             throw UsageError(description: error.description)
         }
         guard !scan.items.isEmpty else {
+            journalOpening?.abandon()
             let notes = scan.notes.map { "\n  " + $0 }.joined()
             throw NothingToUpload(
                 description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)")
@@ -164,7 +168,7 @@ extension UploadCommand {
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
                 tokenRefreshes: tokenSource == nil ? 0 : 2),
             engineOptions: CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout),
-            headless: headless, json: json, exitWhenDone: exitWhenDone, journalPath: journalPath,
+            headless: headless, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers)
     }
 

@@ -58,8 +58,12 @@ struct UploadRun {
                 CursesTerminal.restoreBeforeExit()
             })
         defer { interrupts.stop() }
+        // Set once the batch is idle: the journal's last commit and checkpoint then overlap the reporter's last
+        // lines and the engine's stop (issue 6: about 3 ms of every run's tail).
+        var closing: Task<Void, Never>?
+        let whenIdle = { (counts: PhaseCounts) in closing = Self.close(journal, counts: counts) }
         if plan.headless {
-            await runHeadless(session, skipping: done)
+            await runHeadless(session, skipping: done, whenIdle: whenIdle)
         } else {
             await session.start(skipping: done)
             let configuration = TUIConfiguration(
@@ -70,20 +74,19 @@ struct UploadRun {
                 if try await task.value == .quitEarly { await session.handle(.cancelAll) }
                 await session.waitUntilIdle()
                 let snapshot = await session.snapshot()
+                whenIdle(snapshot.progress.counts)
                 let status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
                 await HeadlessReporter(json: false).summary(snapshot, exitCode: status.rawValue)
             } catch {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
-                await runHeadless(session, skipping: done)
+                await runHeadless(session, skipping: done, whenIdle: whenIdle)
             }
         }
         let snapshot = await session.snapshot()
-        if let journal {
-            journal.close(counts: snapshot.progress.counts)
-            if let failure = journal.writeFailure {
-                FileHandle.standardError.write(Data("uploader-tui: warning: \(failure)\n".utf8))
-            }
+        await (closing ?? Self.close(journal, counts: snapshot.progress.counts))?.value
+        if let failure = journal?.writeFailure {
+            FileHandle.standardError.write(Data("uploader-tui: warning: \(failure)\n".utf8))
         }
         if let path = plan.resultsPath {
             do {
@@ -96,10 +99,9 @@ struct UploadRun {
     }
 
     private func openJournal() throws -> SQLiteJournal? {
-        guard let path = plan.journalPath else { return nil }
+        guard let opening = plan.journal else { return nil }
         do {
-            return try SQLiteJournal.open(
-                path: path, destination: plan.destination, arguments: plan.source + " -> " + plan.destination)
+            return try opening.begin(destination: plan.destination, arguments: plan.source + " -> " + plan.destination)
         } catch {
             throw UsageError(description: error.description)
         }
@@ -113,7 +115,16 @@ struct UploadRun {
         }
     }
 
-    private func runHeadless(_ session: UploadSession, skipping done: Set<Int>) async {
+    /// Closes the journal on the global executor (it blocks on the writer thread and the disk).
+    private static func close(_ journal: SQLiteJournal?, counts: PhaseCounts) -> Task<Void, Never>? {
+        guard let journal else { return nil }
+        return Task.detached { journal.close(counts: counts) }
+    }
+
+    /// Runs the batch with the headless reporter; `whenIdle` gets the final counts as soon as nothing is left.
+    private func runHeadless(
+        _ session: UploadSession, skipping done: Set<Int>, whenIdle: (PhaseCounts) -> Void
+    ) async {
         let reporter = HeadlessReporter(json: plan.json)
         for note in plan.notes { await reporter.note(note) }
         let total = plan.items.count
@@ -135,6 +146,7 @@ struct UploadRun {
         }
         await session.start(skipping: done)
         await session.waitUntilIdle()
+        whenIdle(await session.snapshot().progress.counts)
         ticker.cancel()
         await session.finishEvents()
         await events.value

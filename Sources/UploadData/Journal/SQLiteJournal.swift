@@ -20,15 +20,6 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     /// Dropped (and so released) by `close`.
     private let lock: Mutex<JournalLock?>
 
-    private init(path: String, destination: String, runID: Int64, queue: DatabaseQueue, lock: consuming JournalLock) {
-        self.path = path
-        self.destination = destination
-        self.runID = runID
-        self.queue = queue
-        self.lock = Mutex(lock)
-        writer = JournalWriter(queue: queue, path: path, runID: runID)
-    }
-
     deinit {
         // Not closed: stop the thread but leave the run without an end, as a killed run would.
         _ = writer.stop()
@@ -44,17 +35,23 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     public static func open(path: String, destination: String, arguments: String) throws(JournalError)
         -> SQLiteJournal
     {
+        try prepare(path: path).begin(destination: destination, arguments: arguments)
+    }
+
+    /// Locks, checks and migrates the journal at `path` (creating it when missing) without starting a run: the
+    /// part of opening that can go on while the files are scanned, and that a failed scan leaves without a run.
+    ///
+    /// - Throws: `JournalError`; a file that is not a journal is left untouched.
+    public static func prepare(path: String) throws(JournalError) -> PreparedJournal {
         try JournalFiles.makeParentFolders(of: path)
         let lock = try JournalLock(journalPath: path)
         let created = try JournalFiles.createIfMissing(path)
-        let queue: DatabaseQueue
-        let runID: Int64
         do {
             var configuration = Configuration()
             configuration.label = "uploader-tui journal"
             // Another connection (a `history` reader) may hold a lock for a moment, e.g. while recovering the WAL.
             configuration.busyMode = .timeout(5)
-            queue = try DatabaseQueue(path: path, configuration: configuration)
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
             try queue.writeWithoutTransaction { db in
                 try JournalSchema.check(db, path: path)
                 // With WAL, NORMAL never corrupts: a power cut can only roll back the last commits (no fsync each).
@@ -69,17 +66,19 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
                 }
             }
             try JournalSchema.migrator.migrate(queue)
-            runID = try queue.write { db in
-                try db.execute(
-                    sql: "INSERT INTO runs (started_at, destination, arguments) VALUES (?, ?, ?)",
-                    arguments: [Date().timeIntervalSince1970, destination, arguments])
-                return db.lastInsertedRowID
-            }
-            if created { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") } }
+            return PreparedJournal(path: path, queue: queue, created: created, lock: lock)
         } catch {
             throw JournalError.from(error, path: path)
         }
-        return SQLiteJournal(path: path, destination: destination, runID: runID, queue: queue, lock: lock)
+    }
+
+    fileprivate init(path: String, destination: String, runID: Int64, queue: DatabaseQueue, lock: consuming JournalLock) {
+        self.path = path
+        self.destination = destination
+        self.runID = runID
+        self.queue = queue
+        self.lock = Mutex(lock)
+        writer = JournalWriter(queue: queue, path: path, runID: runID)
     }
 
     /// The last failure to write or read the journal since it opened (a failed batch is lost); worth a warning.
@@ -256,5 +255,52 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     /// Forgets the upload and its parts; batched like outcomes.
     public func uploadEnded(_ uploadID: String) {
         writer.submit(.uploadEnded(uploadID: uploadID))
+    }
+}
+
+/// A journal locked, checked and migrated, whose run has not begun (`SQLiteJournal.prepare`).
+public final class PreparedJournal: Sendable {
+    let path: String
+    private let queue: DatabaseQueue
+    private let created: Bool
+    /// Taken by `begin`, or dropped (released) by `release`.
+    private let lock: Mutex<JournalLock?>
+
+    fileprivate init(path: String, queue: DatabaseQueue, created: Bool, lock: consuming JournalLock) {
+        self.path = path
+        self.queue = queue
+        self.created = created
+        self.lock = Mutex(lock)
+    }
+
+    /// Records the run's start and returns the journal it writes to; call once.
+    /// - Throws: `JournalError` when the run cannot be recorded.
+    public func begin(destination: String, arguments: String) throws(JournalError) -> SQLiteJournal {
+        guard let lock = lock.withLock({ $0.take() }) else {
+            preconditionFailure("Invalid state: the prepared journal at \(path) was begun or released already")
+        }
+        do {
+            let runID = try queue.write { db in
+                try db.execute(
+                    sql: "INSERT INTO runs (started_at, destination, arguments) VALUES (?, ?, ?)",
+                    arguments: [Date().timeIntervalSince1970, destination, arguments])
+                return db.lastInsertedRowID
+            }
+            if created { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") } }
+            return SQLiteJournal(path: path, destination: destination, runID: runID, queue: queue, lock: lock)
+        } catch {
+            throw JournalError.from(error, path: path)
+        }
+    }
+
+    /// Closes the file without a run (the scan that went with it failed) and releases the lock. A journal this
+    /// call's `prepare` created is removed again, so a failed command leaves none behind (the lock file stays,
+    /// as it always does).
+    public func release() {
+        try? queue.close()
+        if created {
+            for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        }
+        lock.withLock { $0 = nil }
     }
 }

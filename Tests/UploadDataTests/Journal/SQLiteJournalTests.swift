@@ -52,6 +52,23 @@ struct SQLiteJournalTests {
         }
     }
 
+    @Test("a journal prepared, then released (its scan failed): new, it is gone again; old, it keeps its runs")
+    func preparedThenReleased() throws {
+        try withJournalFolder { folder in
+            let path = folder + "/j.sqlite"
+            let fresh = try SQLiteJournal.prepare(path: path)
+            // Prepared, it holds the lock: a second run cannot have the file.
+            #expect(throws: JournalError.self) { try SQLiteJournal.prepare(path: path) }
+            fresh.release()
+            #expect(!FileManager.default.fileExists(atPath: path))
+
+            let journal = try SQLiteJournal.prepare(path: path).begin(destination: destination, arguments: "a -> b")
+            journal.close(counts: PhaseCounts())
+            try SQLiteJournal.prepare(path: path).release()
+            #expect(try SQLiteJournal.history(path: path, limit: 10).count == 1)
+        }
+    }
+
     @Test("a later state replaces the earlier one: done, then started again, is no longer done")
     func upsert() throws {
         try withJournalFolder { folder in
