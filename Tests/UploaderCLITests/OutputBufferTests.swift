@@ -84,7 +84,9 @@ struct OutputBufferTests {
         #expect(flushes.load(ordering: .relaxed) == 2)
         await reporter.summary(
             UploadSnapshot(
-                files: [], progress: BatchProgress(counts: PhaseCounts(), bytesSent: 0, bytesTotal: 0, bytesPerSecond: 0, eta: nil),
+                files: [],
+                progress: BatchProgress(
+                    counts: PhaseCounts(), bytesSent: 0, bytesTotal: 0, bytesPerSecond: 0, eta: nil),
                 toast: .done,
                 concurrency: 1, isIdle: true, elapsed: .zero),
             exitCode: 0)

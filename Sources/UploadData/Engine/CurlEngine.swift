@@ -23,7 +23,8 @@ public final class CurlEngine: UploadTransport {
 
         /// Creates options.
         public init(
-            insecure: Bool = false, connectTimeoutMilliseconds: Int = 15_000, userAgent: String = "uploader-tui/" + UploaderVersion.current,
+            insecure: Bool = false, connectTimeoutMilliseconds: Int = 15_000,
+            userAgent: String = "uploader-tui/" + UploaderVersion.current,
             maxCachedConnections: Int = 64, maxSendSpeed: Int = 0, stallTimeout: Double = 30
         ) {
             self.maxSendSpeed = maxSendSpeed
@@ -97,7 +98,7 @@ public final class CurlEngine: UploadTransport {
 
 /// The multi handle and the loop that drives it; also a `TaskExecutor` whose jobs run between transfers.
 ///
-/// `@unchecked Sendable`: `state` is locked and `curl_multi_wakeup` is thread-safe; `multi` otherwise
+/// `@unchecked Sendable`: `inbox` is locked and `curl_multi_wakeup` is thread-safe; `multi` otherwise
 /// and `active` are touched only by the thread running `run()`.
 private final class CurlLoop: TaskExecutor, @unchecked Sendable {
     enum Command {

@@ -31,7 +31,8 @@ enum HeaderLine: Equatable {
         var end = line.count
         while start < end, Self.isBlank(line[start]) { start += 1 }
         while end > start, Self.isBlank(line[end - 1]) { end -= 1 }
-        self = .field(name: name, value: String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self))
+        self = .field(
+            name: name, value: String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self))
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool {

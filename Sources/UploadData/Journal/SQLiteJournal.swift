@@ -72,7 +72,8 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         }
     }
 
-    fileprivate init(path: String, destination: String, runID: Int64, queue: DatabaseQueue, lock: consuming JournalLock) {
+    fileprivate init(path: String, destination: String, runID: Int64, queue: DatabaseQueue, lock: consuming JournalLock)
+    {
         self.path = path
         self.destination = destination
         self.runID = runID
@@ -207,7 +208,8 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
                 arguments: [path, destination]
             ).map {
                 StoredFile(
-                    phase: $0[0], attempts: $0[1], contentHash: $0[2], httpStatus: $0[3], response: $0[4], mediaID: $0[5],
+                    phase: $0[0], attempts: $0[1], contentHash: $0[2], httpStatus: $0[3], response: $0[4],
+                    mediaID: $0[5],
                     location: $0[6], error: $0[7], runID: $0[8])
             }
         }

@@ -12,8 +12,9 @@ struct HeaderLineTests {
     func field() {
         #expect(parse("Retry-After:  7 \r\n") == .field(name: "retry-after", value: "7"))
         #expect(parse("ETag:\t\"Ab Cd\"\r\n") == .field(name: "etag", value: "\"Ab Cd\""))
-        #expect(parse("WWW-Authenticate: Bearer error=\"invalid_token\"\r\n")
-            == .field(name: "www-authenticate", value: "Bearer error=\"invalid_token\""))
+        #expect(
+            parse("WWW-Authenticate: Bearer error=\"invalid_token\"\r\n")
+                == .field(name: "www-authenticate", value: "Bearer error=\"invalid_token\""))
     }
 
     @Test("only the first colon splits; an empty value is kept")

@@ -253,8 +253,10 @@ struct SQLiteJournalTests {
             let journal = try SQLiteJournal.open(path: path, destination: destination, arguments: "")
             defer { journal.close(counts: PhaseCounts()) }
             for id in 0..<5_000 {
-                journal.record(id.isMultiple(of: 2) ? doneEntry(journalItem(id), to: destination)
-                    : failedEntry(journalItem(id), to: destination))
+                journal.record(
+                    id.isMultiple(of: 2)
+                        ? doneEntry(journalItem(id), to: destination)
+                        : failedEntry(journalItem(id), to: destination))
             }
             journal.flush()
             // Read through a second, read-only connection: the rows are committed, not just visible to the writer.
