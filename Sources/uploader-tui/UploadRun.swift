@@ -69,7 +69,11 @@ struct UploadRun {
             await session.start(skipping: done)
             let configuration = TUIConfiguration(
                 source: plan.source, destination: plan.destination, exitWhenDone: plan.exitWhenDone)
-            let task = Task { try await TUIApp.run(session: session, configuration: configuration) }
+            // The screen renders off the curl thread: back from the session, which may be running there, a task
+            // without a preference of its own would go on on that thread and draw frames the transfers wait for.
+            let task = Task(executorPreference: globalConcurrentExecutor) {
+                try await TUIApp.run(session: session, configuration: configuration)
+            }
             screen.withLock { $0 = task }
             do {
                 if try await task.value == .quitEarly { await session.handle(.cancelAll) }
