@@ -704,8 +704,9 @@ def first_line(argv: list[str]) -> str:
 
 def versions() -> dict[str, str]:
     commit = first_line(["git", "rev-parse", "--short", "HEAD"])
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                           text=True, cwd=REPO).stdout.strip()
+    # RESULTS.md itself is rewritten by every run, so it does not count as a change to what is measured.
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                            ":(exclude)bench/RESULTS.md"], capture_output=True, text=True, cwd=REPO).stdout.strip()
     if dirty:
         commit += " (working tree with uncommitted changes)"
     return {
