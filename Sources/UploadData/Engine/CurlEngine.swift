@@ -160,12 +160,7 @@ private final class CurlLoop: TaskExecutor, @unchecked Sendable {
         thread.store(UInt(pthread_self()), ordering: .releasing)
         var stillRunning: Int32 = 0
         while true {
-            // Jobs first: they are tasks resumed by the last round, and they post the next requests.
-            let jobs = inbox.withLock { inbox in
-                defer { inbox.jobs.removeAll(keepingCapacity: true) }
-                return inbox.jobs
-            }
-            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            runJobs()
             let pending = inbox.withLock { inbox in
                 defer { inbox.commands.removeAll(keepingCapacity: true) }
                 return inbox.commands
@@ -207,6 +202,25 @@ private final class CurlLoop: TaskExecutor, @unchecked Sendable {
             inbox.withLock { $0.polling = false }
         }
     }
+
+    /// Jobs first in a round: they are tasks resumed by the last one, and they post the next requests. Jobs those
+    /// enqueue run too, up to `jobsPerRound`: a task reading a stream is enqueued again for every element, even one
+    /// already buffered, and one element per round of transfers left the reporter hundreds of events behind.
+    private func runJobs() {
+        var ran = 0
+        while ran < Self.jobsPerRound {
+            let jobs = inbox.withLock { inbox in
+                defer { inbox.jobs.removeAll(keepingCapacity: true) }
+                return inbox.jobs
+            }
+            if jobs.isEmpty { return }
+            for job in jobs { job.runSynchronously(on: asUnownedTaskExecutor()) }
+            ran += jobs.count
+        }
+    }
+
+    /// The most jobs a round runs before libcurl gets the thread again.
+    static let jobsPerRound = 256
 
     /// Fails what is in flight, hands leftover jobs to the global executor and frees the multi handle.
     private func stop() {
