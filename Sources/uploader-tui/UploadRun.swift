@@ -139,10 +139,9 @@ struct UploadRun {
             var handled = 0
             for await event in session.events {
                 await reporter.handle(event, total: total)
-                // A stream hands buffered events over without suspending: without a yield, 10,000 `queued` events
-                // would all be reported before the first request's job, queued behind this one, could run. Not
-                // after every event: a yielded job waits for the loop's next round, and one event a round fell
-                // milliseconds behind.
+                // Now and then the first request's job, queued behind this one, gets its turn: a backlog of
+                // 10,000 `queued` events must not hold it back. Not after every event: each yield is one more
+                // trip through the loop's queue.
                 handled += 1
                 if handled % 64 == 0 { await Task.yield() }
             }

@@ -204,8 +204,9 @@ private final class CurlLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// Jobs first in a round: they are tasks resumed by the last one, and they post the next requests. Jobs those
-    /// enqueue run too, up to `jobsPerRound`: a task reading a stream is enqueued again for every element, even one
-    /// already buffered, and one element per round of transfers left the reporter hundreds of events behind.
+    /// enqueue run too, up to `jobsPerRound`: the headless reporter goes back through this queue at least once
+    /// per event (a stream element, a hop to its actor), and one step per round of transfers left it hundreds of
+    /// events behind.
     private func runJobs() {
         var ran = 0
         while ran < Self.jobsPerRound {
