@@ -59,7 +59,7 @@ public actor HeadlessReporter {
     }
 
     /// Writes the lines held back.
-    public func flush() {
+    private func flush() {
         lastFlush = clock.now
         output.flush()
     }

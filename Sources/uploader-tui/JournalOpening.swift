@@ -5,13 +5,12 @@ import UploadData
 /// Prepares the journal on another core while the files are scanned (issue 6: about 3 ms of every start), then
 /// begins the run, or gives it up when the scan fails, so a mistyped path leaves no run behind.
 final class JournalOpening: Sendable {
-    private let path: String
     private let outcome = Mutex<Result<PreparedJournal, JournalError>?>(nil)
-    private let ready = DispatchSemaphore(value: 0)
+    private let preparing = DispatchGroup()
 
     /// Starts preparing the journal at `path`.
     init(path: String) {
-        self.path = path
+        preparing.enter()
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             let result: Result<PreparedJournal, JournalError>
             do throws(JournalError) {
@@ -20,7 +19,7 @@ final class JournalOpening: Sendable {
                 result = .failure(error)
             }
             outcome.withLock { $0 = result }
-            ready.signal()
+            preparing.leave()
         }
     }
 
@@ -36,8 +35,7 @@ final class JournalOpening: Sendable {
     }
 
     private func prepared() -> Result<PreparedJournal, JournalError> {
-        ready.wait()
-        ready.signal()  // a second call finds it ready too
+        preparing.wait()
         return outcome.withLock { $0! }
     }
 }

@@ -95,8 +95,9 @@ public actor UploadSession {
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         slots = TransferSlots(capacity: configuration.concurrency)
         // A slot given back by a multipart part may let the next file start.
-        let executor = transport.taskExecutor
-        slots.onRelease { [weak self] in Task(executorPreference: executor) { await self?.pump() } }
+        slots.onRelease { [weak self, executor = taskExecutor] in
+            Task(executorPreference: executor) { await self?.pump() }
+        }
     }
 
     /// Queues every file (skipping those in `alreadyDone`) and starts the first requests.
@@ -191,7 +192,7 @@ public actor UploadSession {
             files[id].error = nil
             emit(.started, id)
         }
-        let executor = transport.taskExecutor
+        let executor = taskExecutor
         let probe = TransferProbe(onAllSent: { [weak self] in
             Task(executorPreference: executor) { await self?.allSent(requestID: requestID) }
         })
@@ -310,7 +311,7 @@ public actor UploadSession {
                 return
             }
             let clock = self.clock
-            retryTimers[id] = Task(executorPreference: transport.taskExecutor) { [weak self] in
+            retryTimers[id] = Task(executorPreference: taskExecutor) { [weak self] in
                 guard (try? await clock.sleep(for: delay)) != nil else { return }
                 await self?.backoffElapsed(id)
             }
