@@ -18,7 +18,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
-        .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw")]),
+        // Release builds link ncursesw statically (the executable's linker settings).
+        .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw", .when(configuration: .debug))]),
         .target(name: "CXXHash", linkerSettings: [.linkedLibrary("xxhash")]),
         .target(name: "UploadDomain"),
         .target(
@@ -39,11 +40,12 @@ let package = Package(
             ],
             linkerSettings: [
                 // Release: relative relocations packed (DT_RELR, glibc 2.36+) and no symbols exported, so a start
-                // reads 3 MiB less of the binary (issue 6). `make release` adds --static-swift-stdlib.
+                // reads 3 MiB less of the binary, and ncursesw linked in: two shared libraries fewer for the loader
+                // to map and bind at every start (issue 6). `make release` adds --static-swift-stdlib.
                 .unsafeFlags(
                     [
                         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
-                        "--no-export-dynamic",
+                        "--no-export-dynamic", "-Xlinker", "-l:libncursesw.a", "-Xlinker", "-l:libtinfo.a",
                     ], .when(platforms: [.linux], configuration: .release)),
             ]
         ),

@@ -10,6 +10,36 @@ enum JournalWrite: Sendable {
     case uploadEnded(uploadID: String)
 }
 
+extension JournalWrite {
+    /// The batch without the file entries that a later entry for the same file replaces before anything else
+    /// touches that row. An entry's upsert sets the row's state whole, so such an entry would be overwritten unseen
+    /// in the same transaction: a file sent within one batch window is `started`, then `done`, and only `done`
+    /// needs writing (issue 6: half the writes of a batch of small files).
+    static func coalesced(_ writes: [JournalWrite]) -> [JournalWrite] {
+        struct Row: Hashable {
+            var path: String
+            var destination: String
+        }
+        /// Walking backwards: whether the next write to a row is a whole-row entry.
+        var replacedLater: [Row: Bool] = [:]
+        var kept: [JournalWrite] = []
+        kept.reserveCapacity(writes.count)
+        for write in writes.reversed() {
+            switch write {
+            case .file(let entry, _):
+                let row = Row(path: entry.item.path, destination: entry.destination)
+                if replacedLater.updateValue(true, forKey: row) == true { continue }
+            case .hash(let job, _):
+                replacedLater[Row(path: job.path, destination: job.destination)] = false
+            case .uploadBegan, .partFinished, .uploadEnded:
+                break
+            }
+            kept.append(write)
+        }
+        return kept.reversed()
+    }
+}
+
 /// A file whose done row still lacks its content hash.
 struct HashJob: Sendable, Equatable {
     var path: String

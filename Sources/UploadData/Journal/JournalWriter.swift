@@ -119,7 +119,7 @@ final class JournalWriter: Sendable {
     private func commit(_ writes: [JournalWrite]) throws -> [HashJob] {
         try queue.write { db in
             var jobs: [HashJob] = []
-            for write in writes {
+            for write in JournalWrite.coalesced(writes) {
                 switch write {
                 case .file(let entry, let time):
                     try upsert(entry, at: time, db)

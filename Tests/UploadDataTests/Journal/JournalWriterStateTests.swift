@@ -137,4 +137,41 @@ struct JournalWriterStateTests {
             return
         }
     }
+
+    @Test("a batch writes a file's last entry only, unless a hash for that row comes between")
+    func coalescing() {
+        func entry(_ path: String, _ outcome: JournalEntry.Outcome, to destination: String = "d") -> JournalWrite {
+            let item = UploadItem(
+                id: 0, path: path, relativePath: path, size: 1, modified: 0, contentType: "image/jpeg")
+            return .file(JournalEntry(item: item, destination: destination, attempt: 1, outcome: outcome), at: 0)
+        }
+        func describe(_ writes: [JournalWrite]) -> [String] {
+            writes.map { write in
+                switch write {
+                case .file(let entry, _):
+                    let phase: String
+                    switch entry.outcome {
+                    case .started: phase = "started"
+                    case .done: phase = "done"
+                    case .failed: phase = "failed"
+                    case .cancelled: phase = "cancelled"
+                    }
+                    return "\(entry.item.path)@\(entry.destination) \(phase)"
+                case .hash(let job, _): return "hash \(job.path)"
+                case .uploadBegan, .partFinished, .uploadEnded: return "upload"
+                }
+            }
+        }
+        let hash = JournalWrite.hash(HashJob(path: "/c", destination: "d", size: 1, modified: 0), contentHash: "00")
+        let batch = [
+            entry("/a", .started), entry("/b", .started), entry("/a", .done(nil)), write,
+            entry("/b", .started, to: "e"), entry("/c", .done(nil)), hash, entry("/c", .started),
+            entry("/c", .cancelled), entry("/b", .cancelled),
+        ]
+        #expect(
+            describe(JournalWrite.coalesced(batch)) == [
+                "/a@d done", "upload", "/b@e started", "/c@d done", "hash /c", "/c@d cancelled", "/b@d cancelled",
+            ])
+        #expect(describe(JournalWrite.coalesced([])).isEmpty)
+    }
 }

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import UploadDomain
+
+@testable import UploadData
+
+/// The scanner on real folders: what is uploaded, in which order, and what is said about the rest.
+@Suite("FileScanner")
+struct FileScannerTests {
+    /// A temporary folder with `files` (relative path: bytes), removed after `body`.
+    private func withFolder<T>(_ files: [String: [UInt8]], _ body: (String) throws -> T) throws -> T {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("scanner-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for (relative, bytes) in files {
+            let path = root + "/" + relative
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        }
+        return try body(root)
+    }
+
+    private let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
+
+    @Test("a folder's files in name order, with size, mtime and type; subfolders only with recursive")
+    func folderOrderAndDetails() throws {
+        try withFolder(["b.bin": png, "a.txt": Array("hello".utf8), "sub/c.jpg": [0xFF, 0xD8, 0xFF, 1]]) { root in
+            let flat = try FileScanner().scan([root])
+            #expect(flat.items.map(\.relativePath) == ["a.txt", "b.bin"])
+            #expect(flat.items.map(\.id) == [0, 1])
+            #expect(flat.notes == ["sub/: folder not uploaded (use --recursive)"])
+            let text = flat.items[0]
+            #expect(text.path == root + "/a.txt")
+            #expect(text.size == 5)
+            #expect(text.contentType == "text/plain")
+            #expect(flat.items[1].contentType == "image/png")
+            var info = stat()
+            #expect(stat(text.path, &info) == 0)
+            #expect(text.modified == Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+            #expect(text.unreadableReason == nil)
+
+            let deep = try FileScanner(recursive: true).scan([root])
+            #expect(deep.items.map(\.relativePath) == ["a.txt", "b.bin", "sub/c.jpg"])
+            #expect(deep.items[2].contentType == "image/jpeg")
+            #expect(deep.notes.isEmpty)
+        }
+    }
+
+    @Test("hidden entries only when asked; a file argument is named by itself; repeats count once")
+    func hiddenFilesAndArguments() throws {
+        try withFolder([".secret": [1], "x.dat": [2, 3], ".cache/y.dat": [4]]) { root in
+            #expect(try FileScanner(recursive: true).scan([root]).items.map(\.relativePath) == ["x.dat"])
+            let hidden = try FileScanner(recursive: true, includeHidden: true).scan([root])
+            #expect(hidden.items.map(\.relativePath) == [".cache/y.dat", ".secret", "x.dat"])
+            let files = try FileScanner().scan([root + "/x.dat", root, root + "/./x.dat"])
+            #expect(files.items.map(\.relativePath) == ["x.dat"])
+            #expect(files.items[0].size == 2)
+        }
+    }
+
+    @Test("links are followed; a dangling one fails by name; a loop and a FIFO are noted, not walked or read")
+    func linksLoopsAndSpecialFiles() throws {
+        try withFolder(["real/f.bin": [9, 9, 9]]) { root in
+            let manager = FileManager.default
+            try manager.createSymbolicLink(atPath: root + "/link.bin", withDestinationPath: root + "/real/f.bin")
+            try manager.createSymbolicLink(atPath: root + "/gone.bin", withDestinationPath: "/nonexistent/x")
+            try manager.createSymbolicLink(atPath: root + "/real/up", withDestinationPath: root)
+            #expect(mkfifo(root + "/pipe", 0o600) == 0)
+            let scan = try FileScanner(recursive: true).scan([root])
+            #expect(scan.items.map(\.relativePath) == ["gone.bin", "link.bin", "real/f.bin"])
+            #expect(scan.items[0].unreadableReason == "No such file or directory")
+            #expect(scan.items[1].size == 3)
+            #expect(scan.items[1].unreadableReason == nil)
+            #expect(scan.notes.contains("pipe: not a regular file, not uploaded"))
+            #expect(scan.notes.contains { $0.hasSuffix("real/up: folder loop through a link, not walked again") })
+            #expect(scan.notes.count == 2)
+        }
+    }
+
+    @Test("a missing argument or a device is a usage error naming it")
+    func badArguments() throws {
+        try withFolder([:]) { root in
+            #expect(throws: FileScanner.ScanError.self) { try FileScanner().scan([root + "/missing"]) }
+            let error = #expect(throws: FileScanner.ScanError.self) { try FileScanner().scan(["/dev/null"]) }
+            #expect(error?.description == "/dev/null: not a regular file or folder")
+        }
+    }
+}
