@@ -21,11 +21,12 @@ let package = Package(
         // Release builds link ncursesw statically (the executable's linker settings).
         .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw", .when(configuration: .debug))]),
         .target(name: "CXXHash", linkerSettings: [.linkedLibrary("xxhash")]),
+        .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(name: "UploadDomain"),
         .target(
             name: "UploadData",
             dependencies: [
-                "UploadDomain", "CCurl", "CXXHash",
+                "UploadDomain", "CCurl", "CXXHash", "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -66,7 +67,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "UploadDomainTests", dependencies: ["UploadDomain"]),
-        .testTarget(name: "UploadDataTests", dependencies: ["UploadData", "UploadDomain"]),
+        .testTarget(
+            name: "UploadDataTests",
+            dependencies: ["UploadData", "UploadDomain", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "UploaderCLITests", dependencies: ["UploaderCLI"]),
         .testTarget(name: "UploaderTUITests", dependencies: ["UploaderTUI", "UploadDomain"], exclude: ["Snapshots"]),
         .testTarget(name: "ReferenceServerTests", dependencies: ["ReferenceServer"]),

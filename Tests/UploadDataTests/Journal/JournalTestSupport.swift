@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import UploadDomain
 
 /// A fresh temporary folder for one test, removed (permissions restored first) after `body`.
@@ -48,4 +49,12 @@ func failedEntry(_ item: UploadItem, to destination: String, attempt: Int = 3) -
     JournalEntry(
         item: item, destination: destination, attempt: attempt,
         outcome: .failed(UploadError(.serverError, file: item.relativePath, httpStatus: 500, bodyExcerpt: "boom")))
+}
+
+/// Copies the WAL a closed journal leaves into its database file and removes it, for a test that edits the file's
+/// bytes: SQLite would otherwise read the newer pages from the WAL.
+func checkpoint(journalAt path: String) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    try queue.close()
 }

@@ -137,6 +137,7 @@ struct SQLiteJournalTests {
             let journal = try SQLiteJournal.open(path: path, destination: destination, arguments: "")
             for id in 0..<2_000 { journal.record(failedEntry(journalItem(id), to: destination)) }
             journal.close(counts: PhaseCounts())
+            try checkpoint(journalAt: path)
             // Scribble over the second half, where the files' rows went: opening never reads those pages, so
             // only the quick_check can notice.
             var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -158,6 +159,7 @@ struct SQLiteJournalTests {
             let path = folder + "/journal.sqlite"
             let journal = try SQLiteJournal.open(path: path, destination: destination, arguments: "")
             journal.close(counts: PhaseCounts())
+            try checkpoint(journalAt: path)
             // The header's application_id (offset 68, big-endian): none at all, or some other program's.
             var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
             bytes.replaceSubrange(68..<72, with: [applicationByte, 0, 0, applicationByte])
@@ -169,6 +171,28 @@ struct SQLiteJournalTests {
             #expect(error?.reason == "an SQLite database, but not an uploader-tui journal")
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
             #expect(throws: JournalError.self) { try SQLiteJournal.history(path: path, limit: 1) }
+        }
+    }
+
+    @Test("close syncs the run into the WAL and leaves it there; the next open reads it back")
+    func closeLeavesTheWAL() throws {
+        try withJournalFolder { folder in
+            let path = folder + "/journal.sqlite"
+            let journal = try SQLiteJournal.open(path: path, destination: destination, arguments: "a -> b")
+            journal.record(doneEntry(journalItem(0), to: destination))
+            var counts = PhaseCounts()
+            counts.done = 1
+            journal.close(counts: counts)
+            var wal = stat()
+            #expect(stat(path + "-wal", &wal) == 0)
+            #expect(wal.st_size > 0)
+            let runs = try SQLiteJournal.history(path: path, limit: 5)
+            #expect(runs.count == 1)
+            #expect(runs.first?.endedAt != nil)
+            #expect(runs.first?.counts.done == 1)
+            let reopened = try SQLiteJournal.open(path: path, destination: destination, arguments: "")
+            #expect(reopened.priorOutcomes(of: [journalItem(0)], destinations: [destination]) == [0: .done])
+            reopened.close(counts: PhaseCounts())
         }
     }
 
