@@ -4,6 +4,17 @@ public enum JSONText {
     /// breaks to JavaScript); every other byte is copied as it is.
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most text (file names, URLs, statuses) needs no escape: copied in one go, not byte by byte.
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy {
+                $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != 0x7F && $0 != 0xE2
+            }
+        }
+        if plain == true {
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         var pendingE2 = 0  // bytes of a possible E2 80 A8/A9 sequence seen so far
         for byte in text.utf8 {
             if pendingE2 == 2, byte == 0xA8 || byte == 0xA9 {
