@@ -36,16 +36,13 @@ public final class CurlEngine: UploadTransport {
         }
     }
 
-    /// libcurl asks for one global init before any thread uses it.
-    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
     private let options: Options
     private let loop: CurlLoop
     private let stopped = Atomic<Bool>(false)
 
-    /// Starts the engine's thread.
+    /// Starts the engine's thread, which does libcurl's global init (about 1 ms of TLS set-up) on its own, so the
+    /// caller goes on at once (issue 6).
     public init(options: Options = Options()) {
-        Self.globalInit
         self.options = options
         loop = CurlLoop(maxCachedConnections: options.maxCachedConnections)
         let thread = Thread { [loop] in
@@ -99,7 +96,8 @@ public final class CurlEngine: UploadTransport {
 /// The multi handle and the loop that drives it; also a `TaskExecutor` whose jobs run between transfers.
 ///
 /// `@unchecked Sendable`: `inbox` is locked and `curl_multi_wakeup` is thread-safe; `multi` otherwise
-/// and `active` are touched only by the thread running `run()`.
+/// and `active` are touched only by the thread running `run()`, which creates `multi` before it first polls (other
+/// threads wake it only while it polls, which they learn under the lock).
 private final class CurlLoop: TaskExecutor, @unchecked Sendable {
     enum Command {
         case add(CurlTransfer)
@@ -118,7 +116,8 @@ private final class CurlLoop: TaskExecutor, @unchecked Sendable {
         var stopped = false
     }
 
-    private let multi: UnsafeMutableRawPointer
+    private var multi: UnsafeMutableRawPointer!
+    private let maxCachedConnections: Int
     private let inbox = Mutex(Inbox())
     /// Signalled once `run()` has cleaned up and returned.
     let finished = DispatchSemaphore(value: 0)
@@ -126,9 +125,11 @@ private final class CurlLoop: TaskExecutor, @unchecked Sendable {
     /// The thread running `run()`, once it runs.
     private let thread = Atomic<UInt>(0)
 
+    /// libcurl asks for one global init before any thread uses it.
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
     init(maxCachedConnections: Int) {
-        multi = curl_multi_init()
-        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxCachedConnections)
+        self.maxCachedConnections = maxCachedConnections
     }
 
     /// Queues a command for the curl thread and wakes it; callable from any thread.
@@ -158,6 +159,9 @@ private final class CurlLoop: TaskExecutor, @unchecked Sendable {
 
     func run() {
         thread.store(UInt(pthread_self()), ordering: .releasing)
+        Self.globalInit
+        multi = curl_multi_init()
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxCachedConnections)
         var stillRunning: Int32 = 0
         while true {
             runJobs()
