@@ -32,7 +32,6 @@ struct UploadPlan {
     var headless: Bool
     var json: Bool
     var exitWhenDone: Bool
-    /// Where outcomes are kept; nil with `--no-resume`.
     /// The journal being prepared while the files were scanned; nil with `--no-resume`.
     var journal: JournalOpening?
     var retryFailed: Bool
@@ -49,7 +48,8 @@ enum TokenSource {
 }
 
 extension UploadCommand {
-    func makePlan() throws -> UploadPlan {
+    /// - Parameter journal: The opening started with `main`; told the journal's path, or to skip it.
+    func makePlan(journal opening: JournalOpening) throws -> UploadPlan {
         guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
         let headers = try header.map { line -> HTTPHeader in
             guard let parsed = HTTPHeader(line: line) else {
@@ -146,7 +146,14 @@ extension UploadCommand {
                 throw UsageError(description: "--results \(Sanitizer.displayName(results)): cannot write in \(folder)")
             }
         }
-        let journalOpening = journalPath.map(JournalOpening.init)
+        let journalOpening: JournalOpening?
+        if let journalPath {
+            opening.open(path: journalPath)
+            journalOpening = opening
+        } else {
+            opening.skip()
+            journalOpening = nil
+        }
         let scan: FileScanner.Result
         do {
             scan = try FileScanner(recursive: recursive, includeHidden: hidden).scan(paths)

@@ -19,6 +19,8 @@ struct UploaderCommand: AsyncParsableCommand {
 
     /// Parses by hand so every usage error exits with 2, as documented, not ArgumentParser's 64.
     static func main() async {
+        // First: the journal's thread then starts while the arguments are parsed (see JournalOpening).
+        let journal = JournalOpening()
         let parsed: any ParsableCommand
         do {
             parsed = try parseAsRoot()
@@ -34,10 +36,12 @@ struct UploaderCommand: AsyncParsableCommand {
         do {
             switch parsed {
             case let upload as UploadCommand:
-                status = try await UploadRun(plan: try upload.makePlan()).run()
+                status = try await UploadRun(plan: try upload.makePlan(journal: journal)).run()
             case let delete as DeleteCommand:
+                journal.skip()
                 status = try await delete.execute()
             case let history as HistoryCommand:
+                journal.skip()
                 status = try history.execute()
             default:
                 print(helpMessage())
