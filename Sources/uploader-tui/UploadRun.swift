@@ -59,8 +59,8 @@ struct UploadRun {
                 CursesTerminal.restoreBeforeExit()
             })
         defer { interrupts.stop() }
-        // Set once the batch is idle: the journal's last commit and checkpoint then overlap the reporter's last
-        // lines and the engine's stop (issue 6: about 3 ms of every run's tail).
+        // Set once the batch is idle: the journal's last commits then overlap the reporter's last lines and the
+        // engine's stop (issue 6: about 3 ms of every run's tail).
         var closing: Task<Void, Never>?
         let whenIdle = { (counts: PhaseCounts) in closing = Self.close(journal, counts: counts) }
         if plan.headless {
