@@ -69,7 +69,7 @@ struct UploadRun {
             await session.start(skipping: done)
             let configuration = TUIConfiguration(
                 source: plan.source, destination: plan.destination, exitWhenDone: plan.exitWhenDone)
-            // The screen renders off the curl thread: back from the session, which may be running there, a task
+            // The screen renders off the curl threads: back from the session, which may be running there, a task
             // without a preference of its own would go on on that thread and draw frames the transfers wait for.
             let task = Task(executorPreference: globalConcurrentExecutor) {
                 try await TUIApp.run(session: session, configuration: configuration)
@@ -133,7 +133,7 @@ struct UploadRun {
         let reporter = HeadlessReporter(json: plan.json)
         for note in plan.notes { await reporter.note(note) }
         let total = plan.items.count
-        // The reporter runs where the session's requests do (the curl thread), so an event costs no thread switch.
+        // The reporter runs where the session's requests do (the curl threads), so an event costs no thread switch.
         let executor = session.taskExecutor
         let events = Task(executorPreference: executor) {
             var handled = 0

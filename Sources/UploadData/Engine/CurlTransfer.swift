@@ -5,8 +5,8 @@ import UploadDomain
 
 /// One request's libcurl state: the easy handle, its MIME or file body, and what came back.
 ///
-/// `@unchecked Sendable`: every field but `cancelRequested` is touched only on the engine's curl thread
-/// (the caller creates it, then hands it over through the engine's locked command queue).
+/// `@unchecked Sendable`: every field but `cancelRequested` is touched only on the curl thread it was posted to
+/// (the caller creates it, then hands it over through that loop's locked command queue).
 final class CurlTransfer: @unchecked Sendable {
     static let responseCap = 1 << 20
 

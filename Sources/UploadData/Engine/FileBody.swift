@@ -9,7 +9,7 @@ import UploadDomain
 /// descriptor at a time. A whole file is hashed (XXH3-128) on the way, so the journal need not read it again;
 /// a rewind to the start (libcurl resending on a fresh connection) starts the hash over.
 ///
-/// Touched only on the engine's curl thread, from libcurl's read and seek callbacks.
+/// Touched only on its transfer's curl thread, from libcurl's read and seek callbacks.
 final class FileBody {
     let item: UploadItem
     private let start: Int64

@@ -1,0 +1,198 @@
+import CCurl
+import Dispatch
+import Glibc
+import Synchronization
+import UploadDomain
+
+/// One multi handle and the thread that drives it; jobs handed to it run on that thread between transfers.
+///
+/// `@unchecked Sendable`: `inbox` is locked and `curl_multi_wakeup` is thread-safe; `multi` otherwise
+/// and `active` are touched only by the thread running `run()`, which creates `multi` before it first polls (other
+/// threads wake it only while it polls, which they learn under the lock).
+final class CurlLoop: @unchecked Sendable {
+    enum Command {
+        case add(CurlTransfer)
+        case cancel(CurlTransfer)
+        case pause(ObjectIdentifier, Bool)
+        case shutdown
+    }
+
+    /// What other threads hand the loop.
+    private struct Inbox {
+        var commands: [Command] = []
+        var jobs: [UnownedJob] = []
+        /// True while the loop sleeps in `curl_multi_poll`: only then does a new item need a wakeup.
+        var polling = false
+        /// After shutdown, jobs go to the global executor: no task waits forever on a stopped loop.
+        var stopped = false
+    }
+
+    private var multi: UnsafeMutableRawPointer!
+    private let maxCachedConnections: Int
+    private let inbox = Mutex(Inbox())
+    /// Signalled once `run()` has cleaned up and returned.
+    let finished = DispatchSemaphore(value: 0)
+    private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    /// Transfers posted and not yet finished, read by other threads to pick the least busy loop.
+    let load = Atomic<Int>(0)
+    /// The thread running `run()`, once it runs.
+    private let thread = Atomic<UInt>(0)
+
+    /// libcurl asks for one global init before any thread uses it.
+    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    init(maxCachedConnections: Int) {
+        self.maxCachedConnections = maxCachedConnections
+    }
+
+    /// Queues a command for the curl thread and wakes it; callable from any thread.
+    func post(_ command: Command) {
+        let wake = inbox.withLock { inbox in
+            inbox.commands.append(command)
+            return inbox.polling
+        }
+        if wake { curl_multi_wakeup(multi) }
+    }
+
+    /// Runs `job` on this loop's thread, or on the global executor once the loop has stopped.
+    func enqueue(_ job: UnownedJob) {
+        let (wake, stopped) = inbox.withLock { inbox in
+            if !inbox.stopped { inbox.jobs.append(job) }
+            return (inbox.polling, inbox.stopped)
+        }
+        if stopped {
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        } else if wake {
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    /// True on the thread running `run()`.
+    var isCurrentThread: Bool { thread.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    /// Runs the loop until `.shutdown`; `executor` is what the jobs run as.
+    func run(as executor: UnownedTaskExecutor) {
+        thread.store(UInt(pthread_self()), ordering: .releasing)
+        Self.globalInit
+        multi = curl_multi_init()
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxCachedConnections)
+        var stillRunning: Int32 = 0
+        while true {
+            runJobs(as: executor)
+            let pending = inbox.withLock { inbox in
+                defer { inbox.commands.removeAll(keepingCapacity: true) }
+                return inbox.commands
+            }
+            for command in pending {
+                if case .shutdown = command {
+                    stop()
+                    return
+                }
+                handle(command)
+            }
+            curl_multi_perform(multi, &stillRunning)
+            var left: Int32 = 0
+            while let message = curl_multi_info_read(multi, &left) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                var raw: UnsafeMutableRawPointer?
+                _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &raw)
+                guard let raw else { continue }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(raw).takeUnretainedValue()
+                let code = message.pointee.data.result
+                // A file that changed under the transfer fails, whatever the server said (issue 5: torn files).
+                let outcome: Result<TransferResponse, UploadError> =
+                    if let changed = transfer.changedFile() {
+                        .failure(changed)
+                    } else if code == CURLE_OK {
+                        .success(transfer.response())
+                    } else {
+                        .failure(transfer.error(for: code))
+                    }
+                finish(transfer, with: outcome)
+            }
+            // Sleep only with nothing to run: a resumed task's job must not wait for the next socket event.
+            let idle = inbox.withLock { inbox in
+                inbox.polling = inbox.jobs.isEmpty && inbox.commands.isEmpty
+                return inbox.polling
+            }
+            guard idle else { continue }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+            inbox.withLock { $0.polling = false }
+        }
+    }
+
+    /// Jobs first in a round: they are tasks resumed by the last one, and they post the next requests. Jobs those
+    /// enqueue run too, up to `jobsPerRound`: the headless reporter goes back through this queue at least once
+    /// per event (a stream element, a hop to its actor), and one step per round of transfers left it hundreds of
+    /// events behind.
+    private func runJobs(as executor: UnownedTaskExecutor) {
+        var ran = 0
+        while ran < Self.jobsPerRound {
+            let jobs = inbox.withLock { inbox in
+                defer { inbox.jobs.removeAll(keepingCapacity: true) }
+                return inbox.jobs
+            }
+            if jobs.isEmpty { return }
+            for job in jobs { job.runSynchronously(on: executor) }
+            ran += jobs.count
+        }
+    }
+
+    /// The most jobs a round runs before libcurl gets the thread again.
+    static let jobsPerRound = 256
+
+    /// Fails what is in flight, hands leftover jobs to the global executor and frees the multi handle.
+    private func stop() {
+        for transfer in active.values { finish(transfer, with: .failure(UploadError(.cancelled))) }
+        let jobs = inbox.withLock { inbox in
+            inbox.stopped = true
+            defer { inbox.jobs.removeAll() }
+            return inbox.jobs
+        }
+        for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        curl_multi_cleanup(multi)
+        finished.signal()
+    }
+
+    private func handle(_ command: Command) {
+        switch command {
+        case .add(let transfer):
+            if transfer.cancelRequested.load(ordering: .relaxed) {
+                load.subtract(1, ordering: .relaxed)
+                transfer.continuation?.resume(throwing: UploadError(.cancelled))
+                transfer.continuation = nil
+                return
+            }
+            do {
+                try transfer.prepare()
+            } catch {
+                load.subtract(1, ordering: .relaxed)
+                transfer.continuation?.resume(throwing: error)
+                transfer.continuation = nil
+                transfer.release()
+                return
+            }
+            active[ObjectIdentifier(transfer.probe)] = transfer
+            curl_multi_add_handle(multi, transfer.easy)
+        case .cancel(let transfer):
+            // Removing the handle stops it at once; no DONE message follows, so finish it here.
+            guard active[ObjectIdentifier(transfer.probe)] === transfer else { return }
+            finish(transfer, with: .failure(UploadError(.cancelled)))
+        case .pause(let probe, let paused):
+            guard let transfer = active[probe], let easy = transfer.easy else { return }
+            transfer.setPaused(paused)
+            curl_easy_pause(easy, paused ? CURLPAUSE_RECV | CURLPAUSE_SEND : 0)
+        case .shutdown:
+            break
+        }
+    }
+
+    private func finish(_ transfer: CurlTransfer, with outcome: Result<TransferResponse, UploadError>) {
+        load.subtract(1, ordering: .relaxed)
+        active[ObjectIdentifier(transfer.probe)] = nil
+        if let easy = transfer.easy { curl_multi_remove_handle(multi, easy) }
+        transfer.release()
+        transfer.continuation?.resume(with: outcome.mapError { $0 as any Error })
+        transfer.continuation = nil
+    }
+}
