@@ -41,12 +41,15 @@ let package = Package(
             ],
             linkerSettings: [
                 // Release: relative relocations packed (DT_RELR, glibc 2.36+) and no symbols exported, so a start
-                // reads 3 MiB less of the binary, and ncursesw linked in: two shared libraries fewer for the loader
-                // to map and bind at every start (issue 6). `make release` adds --static-swift-stdlib.
+                // reads 3 MiB less of the binary; ncursesw, SQLite and libstdc++ linked in: four shared libraries
+                // fewer for the loader to map and bind at every start (issue 6). `link/` holds linker scripts that
+                // turn the `-lsqlite3` and `-lstdc++` others add into their static archives. `make release` adds
+                // --static-swift-stdlib.
                 .unsafeFlags(
                     [
                         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
                         "--no-export-dynamic", "-Xlinker", "-l:libncursesw.a", "-Xlinker", "-l:libtinfo.a",
+                        "-L", Context.packageDirectory + "/link",
                     ], .when(platforms: [.linux], configuration: .release)),
             ]
         ),
