@@ -158,7 +158,8 @@ public struct FileScanner: Sendable {
         if count < 0 {
             found.failure = String(cString: strerror(errno))
         } else {
-            found.header = Array(header.prefix(count))
+            header.removeLast(header.count - count)
+            found.header = header
         }
         return found
     }

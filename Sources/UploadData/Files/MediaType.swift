@@ -4,16 +4,17 @@ public enum MediaType {
     public static let headerLength = 32
 
     /// The type from magic bytes (JPEG, PNG, GIF, WebP, HEIC/HEIF, AVIF, and a few common others), else nil.
+    ///
+    /// Compares in place against signatures built once: the scan calls it for every file.
     public static func sniff(_ bytes: [UInt8]) -> String? {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
-            bytes.count >= offset + prefix.count && Array(bytes[offset..<offset + prefix.count]) == prefix
+            bytes.count >= offset + prefix.count && bytes[offset..<offset + prefix.count].elementsEqual(prefix)
         }
-        func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
-        if starts([0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
-        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
-        if starts(ascii("GIF87a")) || starts(ascii("GIF89a")) { return "image/gif" }
-        if starts(ascii("RIFF")), starts(ascii("WEBP"), at: 8) { return "image/webp" }
-        if starts(ascii("ftyp"), at: 4), bytes.count >= 12 {
+        if starts(Magic.jpeg) { return "image/jpeg" }
+        if starts(Magic.png) { return "image/png" }
+        if starts(Magic.gif87) || starts(Magic.gif89) { return "image/gif" }
+        if starts(Magic.riff), starts(Magic.webp, at: 8) { return "image/webp" }
+        if starts(Magic.ftyp, at: 4), bytes.count >= 12 {
             switch String(decoding: bytes[8..<12], as: UTF8.self) {
             case "heic", "heix", "hevc", "hevx", "heim", "heis": return "image/heic"
             case "mif1", "msf1": return "image/heif"
@@ -23,11 +24,27 @@ public enum MediaType {
             default: break
             }
         }
-        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "image/tiff" }
-        if starts(ascii("BM")), bytes.count >= 14 { return "image/bmp" }
-        if starts(ascii("%PDF-")) { return "application/pdf" }
-        if starts([0x50, 0x4B, 0x03, 0x04]) { return "application/zip" }
+        if starts(Magic.tiffLittle) || starts(Magic.tiffBig) { return "image/tiff" }
+        if starts(Magic.bmp), bytes.count >= 14 { return "image/bmp" }
+        if starts(Magic.pdf) { return "application/pdf" }
+        if starts(Magic.zip) { return "application/zip" }
         return nil
+    }
+
+    /// The signatures `sniff` looks for, built once.
+    private enum Magic {
+        static let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF]
+        static let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        static let gif87 = Array("GIF87a".utf8)
+        static let gif89 = Array("GIF89a".utf8)
+        static let riff = Array("RIFF".utf8)
+        static let webp = Array("WEBP".utf8)
+        static let ftyp = Array("ftyp".utf8)
+        static let tiffLittle: [UInt8] = [0x49, 0x49, 0x2A, 0x00]
+        static let tiffBig: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A]
+        static let bmp = Array("BM".utf8)
+        static let pdf = Array("%PDF-".utf8)
+        static let zip: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
     }
 
     /// The type for a file name's extension, else nil.
