@@ -43,6 +43,41 @@ struct EngineThreadsTests {
         #expect(await server.server.statistics.requests == 8)
         await server.stop()
     }
+
+    @Test("shutdown fails what is in flight on every thread, and what is sent afterwards, with cancelled")
+    func shutdownCancelsEverywhere() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        for i in 0..<4 { try folder.write("s\(i).jpg", size: 1 << 20, seed: UInt64(i), prefix: Magic.jpeg) }
+        let items = try FileScanner().scan([folder.path]).items
+        let planner = MultipartPlanner.reference(server)
+        var requests: [TransferRequest] = []
+        for item in items { requests.append(try await planner.request(for: [item])) }
+        // 64 KiB/s: each 1 MiB body needs 16 s, so all four are still sending when the engine stops.
+        let engine = CurlEngine(options: CurlEngine.Options(maxSendSpeed: 64 << 10, threads: 2))
+        let probes = requests.map { _ in TransferProbe() }
+        let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+            for (request, probe) in zip(requests, probes) {
+                group.addTask {
+                    do {
+                        _ = try await engine.send(request, probe: probe)
+                        return "finished"
+                    } catch let error as UploadError {
+                        return error.code == .cancelled ? "cancelled" : "\(error)"
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            try await waitUntil("all four sending") { probes.allSatisfy { $0.sent > 0 } }
+            let elapsed = ContinuousClock().measure { engine.shutdown() }
+            #expect(elapsed < .seconds(5))
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(outcomes == Array(repeating: "cancelled", count: 4), "\(outcomes)")
+        await #expect(throws: UploadError(.cancelled)) { try await engine.send(requests[0], probe: TransferProbe()) }
+        await server.stop()
+    }
 }
 
 private final class ThreadNames: Sendable {

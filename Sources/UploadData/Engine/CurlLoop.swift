@@ -46,12 +46,17 @@ final class CurlLoop: @unchecked Sendable {
     }
 
     /// Queues a command for the curl thread and wakes it; callable from any thread.
+    /// After shutdown a request is refused at once: its task must not wait on a loop that has ended.
     func post(_ command: Command) {
-        let wake = inbox.withLock { inbox in
-            inbox.commands.append(command)
-            return inbox.polling
+        let (wake, stopped) = inbox.withLock { inbox in
+            if !inbox.stopped { inbox.commands.append(command) }
+            return (inbox.polling, inbox.stopped)
         }
-        if wake { curl_multi_wakeup(multi) }
+        if stopped {
+            refuse(command)
+        } else if wake {
+            curl_multi_wakeup(multi)
+        }
     }
 
     /// Runs `job` on this loop's thread, or on the global executor once the loop has stopped.
@@ -83,9 +88,9 @@ final class CurlLoop: @unchecked Sendable {
                 defer { inbox.commands.removeAll(keepingCapacity: true) }
                 return inbox.commands
             }
-            for command in pending {
+            for (index, command) in pending.enumerated() {
                 if case .shutdown = command {
-                    stop()
+                    stop(refusing: pending[(index + 1)...])
                     return
                 }
                 handle(command)
@@ -142,16 +147,29 @@ final class CurlLoop: @unchecked Sendable {
     static let jobsPerRound = 256
 
     /// Fails what is in flight, hands leftover jobs to the global executor and frees the multi handle.
-    private func stop() {
+    /// `unhandled`: commands posted after the shutdown, which are refused like those still in the inbox.
+    private func stop(refusing unhandled: ArraySlice<Command>) {
         for transfer in active.values { finish(transfer, with: .failure(UploadError(.cancelled))) }
-        let jobs = inbox.withLock { inbox in
+        let (jobs, commands) = inbox.withLock { inbox in
             inbox.stopped = true
-            defer { inbox.jobs.removeAll() }
-            return inbox.jobs
+            defer {
+                inbox.jobs.removeAll()
+                inbox.commands.removeAll()
+            }
+            return (inbox.jobs, inbox.commands)
         }
+        for command in unhandled + commands { refuse(command) }
         for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         curl_multi_cleanup(multi)
         finished.signal()
+    }
+
+    /// Fails a request the stopped loop will never run.
+    private func refuse(_ command: Command) {
+        guard case .add(let transfer) = command else { return }
+        load.subtract(1, ordering: .relaxed)
+        transfer.continuation?.resume(throwing: UploadError(.cancelled))
+        transfer.continuation = nil
     }
 
     private func handle(_ command: Command) {
