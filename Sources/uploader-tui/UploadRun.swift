@@ -12,7 +12,7 @@ struct UploadRun {
 
     /// - Throws: `UsageError` for an unusable journal, `NothingToUpload` when `--retry-failed` finds nothing.
     func run() async throws -> ExitStatus {
-        // The engine first: its thread and libcurl's global init overlap the journal's preparation.
+        // The engine first: its threads and libcurl's global init overlap the journal's preparation.
         let engine = CurlEngine(options: plan.engineOptions)
         defer { engine.shutdown() }
         let journal = try openJournal()

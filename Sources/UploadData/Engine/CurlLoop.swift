@@ -45,31 +45,25 @@ final class CurlLoop: @unchecked Sendable {
         self.maxCachedConnections = maxCachedConnections
     }
 
-    /// Queues a command for the curl thread and wakes it; callable from any thread.
-    /// After shutdown a request is refused at once: its task must not wait on a loop that has ended.
+    /// Queues a command for the curl thread and wakes it; callable from any thread. After shutdown a request is
+    /// refused at once: its task must not wait on a loop that has ended.
     func post(_ command: Command) {
-        let (wake, stopped) = inbox.withLock { inbox in
-            if !inbox.stopped { inbox.commands.append(command) }
-            return (inbox.polling, inbox.stopped)
-        }
-        if stopped {
-            refuse(command)
-        } else if wake {
-            curl_multi_wakeup(multi)
-        }
+        if !deliver({ $0.commands.append(command) }) { refuse(command) }
     }
 
     /// Runs `job` on this loop's thread, or on the global executor once the loop has stopped.
     func enqueue(_ job: UnownedJob) {
+        if !deliver({ $0.jobs.append(job) }) { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
+    /// Adds to the inbox and wakes the loop if it sleeps; false, adding nothing, once the loop has stopped.
+    private func deliver(_ add: (inout Inbox) -> Void) -> Bool {
         let (wake, stopped) = inbox.withLock { inbox in
-            if !inbox.stopped { inbox.jobs.append(job) }
+            if !inbox.stopped { add(&inbox) }
             return (inbox.polling, inbox.stopped)
         }
-        if stopped {
-            globalConcurrentExecutor.enqueue(ExecutorJob(job))
-        } else if wake {
-            curl_multi_wakeup(multi)
-        }
+        if wake, !stopped { curl_multi_wakeup(multi) }
+        return !stopped
     }
 
     /// True on the thread running `run()`.
