@@ -17,7 +17,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
     ],
     targets: [
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CCurl"),
         // Release builds link ncursesw statically (the executable's linker settings).
         .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw", .when(configuration: .debug))]),
         .target(name: "CXXHash", linkerSettings: [.linkedLibrary("xxhash")]),

@@ -1,22 +1,118 @@
 #include "CCurl.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 
-CURLcode ccurl_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
-CURLcode ccurl_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
-CURLcode ccurl_easy_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
-CURLcode ccurl_easy_setopt_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
-CURLcode ccurl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
-CURLcode ccurl_easy_setopt_mime(CURL *h, curl_mime *m) { return curl_easy_setopt(h, CURLOPT_MIMEPOST, m); }
-CURLcode ccurl_easy_setopt_xferinfo(CURL *h, curl_xferinfo_callback cb) {
-    return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb);
+// The SONAME of every libcurl since 7.16, 8.x included.
+#define CCURL_LIBRARY "libcurl.so.4"
+
+// X(name): every libcurl function called, bound by name from the loaded library.
+#define CCURL_FUNCTIONS(X)                                                                                            \
+    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_pause) X(curl_easy_strerror)             \
+    X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_mime_init) X(curl_mime_addpart) X(curl_mime_name)               \
+    X(curl_mime_filename) X(curl_mime_type) X(curl_mime_data) X(curl_mime_data_cb) X(curl_mime_free)                \
+    X(curl_slist_append) X(curl_slist_free_all) X(curl_multi_init) X(curl_multi_setopt) X(curl_multi_add_handle)    \
+    X(curl_multi_remove_handle) X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_wakeup)                       \
+    X(curl_multi_info_read) X(curl_multi_cleanup)
+
+#define CCURL_FIELD(name) __typeof__(&name) name;
+static struct {
+    CCURL_FUNCTIONS(CCURL_FIELD)
+} api;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char failure[512];
+
+static void load(void) {
+    void *library = dlopen(CCURL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        snprintf(failure, sizeof failure, "cannot load %s: %s", CCURL_LIBRARY, dlerror());
+        return;
+    }
+#define CCURL_BIND(name)                                                                                              \
+    if ((api.name = (__typeof__(&name))dlsym(library, #name)) == NULL) {                                             \
+        snprintf(failure, sizeof failure, "%s lacks %s: too old a libcurl", CCURL_LIBRARY, #name);                    \
+        return;                                                                                                       \
+    }
+    CCURL_FUNCTIONS(CCURL_BIND)
+    CURLcode code = api.curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (code != CURLE_OK) snprintf(failure, sizeof failure, "libcurl's global init failed (code %d)", (int)code);
 }
-CURLcode ccurl_easy_setopt_write(CURL *h, CURLoption o, curl_write_callback cb) { return curl_easy_setopt(h, o, cb); }
-CURLcode ccurl_easy_setopt_read(CURL *h, curl_read_callback cb) { return curl_easy_setopt(h, CURLOPT_READFUNCTION, cb); }
-CURLcode ccurl_easy_setopt_seek(CURL *h, curl_seek_callback cb) { return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb); }
 
-CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
-CURLcode ccurl_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
-CURLcode ccurl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
+const char *ccurl_load_error(void) {
+    pthread_once(&once, load);
+    return failure[0] ? failure : NULL;
+}
 
-CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+// Every call goes through here: the main program checks `ccurl_load_error` first, so a failure met here is a bug.
+static inline __typeof__(api) *ready(void) {
+    pthread_once(&once, load);
+    if (failure[0]) {
+        fprintf(stderr, "uploader-tui: %s\n", failure);
+        abort();
+    }
+    return &api;
+}
+
+CURL *ccurl_easy_init(void) { return ready()->curl_easy_init(); }
+void ccurl_easy_cleanup(CURL *h) { ready()->curl_easy_cleanup(h); }
+CURLcode ccurl_easy_pause(CURL *h, int bitmask) { return ready()->curl_easy_pause(h, bitmask); }
+const char *ccurl_easy_strerror(CURLcode code) { return ready()->curl_easy_strerror(code); }
+
+CURLcode ccurl_easy_setopt_long(CURL *h, CURLoption o, long v) { return ready()->curl_easy_setopt(h, o, v); }
+CURLcode ccurl_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return ready()->curl_easy_setopt(h, o, v); }
+CURLcode ccurl_easy_setopt_string(CURL *h, CURLoption o, const char *v) { return ready()->curl_easy_setopt(h, o, v); }
+CURLcode ccurl_easy_setopt_pointer(CURL *h, CURLoption o, void *v) { return ready()->curl_easy_setopt(h, o, v); }
+CURLcode ccurl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) {
+    return ready()->curl_easy_setopt(h, o, v);
+}
+CURLcode ccurl_easy_setopt_mime(CURL *h, curl_mime *m) { return ready()->curl_easy_setopt(h, CURLOPT_MIMEPOST, m); }
+CURLcode ccurl_easy_setopt_xferinfo(CURL *h, curl_xferinfo_callback cb) {
+    return ready()->curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb);
+}
+CURLcode ccurl_easy_setopt_write(CURL *h, CURLoption o, curl_write_callback cb) {
+    return ready()->curl_easy_setopt(h, o, cb);
+}
+CURLcode ccurl_easy_setopt_read(CURL *h, curl_read_callback cb) {
+    return ready()->curl_easy_setopt(h, CURLOPT_READFUNCTION, cb);
+}
+CURLcode ccurl_easy_setopt_seek(CURL *h, curl_seek_callback cb) {
+    return ready()->curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb);
+}
+
+CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return ready()->curl_easy_getinfo(h, i, v); }
+CURLcode ccurl_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return ready()->curl_easy_getinfo(h, i, v); }
+CURLcode ccurl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return ready()->curl_easy_getinfo(h, i, v); }
+
+curl_mime *ccurl_mime_init(CURL *h) { return ready()->curl_mime_init(h); }
+curl_mimepart *ccurl_mime_addpart(curl_mime *m) { return ready()->curl_mime_addpart(m); }
+CURLcode ccurl_mime_name(curl_mimepart *p, const char *name) { return ready()->curl_mime_name(p, name); }
+CURLcode ccurl_mime_filename(curl_mimepart *p, const char *name) { return ready()->curl_mime_filename(p, name); }
+CURLcode ccurl_mime_type(curl_mimepart *p, const char *type) { return ready()->curl_mime_type(p, type); }
+CURLcode ccurl_mime_data(curl_mimepart *p, const char *data, size_t size) {
+    return ready()->curl_mime_data(p, data, size);
+}
+CURLcode ccurl_mime_data_cb(
+    curl_mimepart *p, curl_off_t size, curl_read_callback read, curl_seek_callback seek, curl_free_callback free,
+    void *arg) {
+    return ready()->curl_mime_data_cb(p, size, read, seek, free, arg);
+}
+void ccurl_mime_free(curl_mime *m) { ready()->curl_mime_free(m); }
+
+struct curl_slist *ccurl_slist_append(struct curl_slist *l, const char *s) { return ready()->curl_slist_append(l, s); }
+void ccurl_slist_free_all(struct curl_slist *l) { ready()->curl_slist_free_all(l); }
+
+CURLM *ccurl_multi_init(void) { return ready()->curl_multi_init(); }
+CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return ready()->curl_multi_setopt(m, o, v); }
+CURLMcode ccurl_multi_add_handle(CURLM *m, CURL *h) { return ready()->curl_multi_add_handle(m, h); }
+CURLMcode ccurl_multi_remove_handle(CURLM *m, CURL *h) { return ready()->curl_multi_remove_handle(m, h); }
+CURLMcode ccurl_multi_perform(CURLM *m, int *running) { return ready()->curl_multi_perform(m, running); }
+CURLMcode ccurl_multi_poll(CURLM *m, struct curl_waitfd extra[], unsigned count, int timeout_ms, int *numfds) {
+    return ready()->curl_multi_poll(m, extra, count, timeout_ms, numfds);
+}
+CURLMcode ccurl_multi_wakeup(CURLM *m) { return ready()->curl_multi_wakeup(m); }
+CURLMsg *ccurl_multi_info_read(CURLM *m, int *left) { return ready()->curl_multi_info_read(m, left); }
+CURLMcode ccurl_multi_cleanup(CURLM *m) { return ready()->curl_multi_cleanup(m); }
 
 size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }

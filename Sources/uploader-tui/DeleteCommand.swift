@@ -30,6 +30,7 @@ struct DeleteCommand: ParsableCommand {
     func execute() async throws -> ExitStatus {
         guard !keys.isEmpty else { throw UsageError(description: "delete: name at least one key") }
         let requests = try keys.map { key in (key, try request(for: key)) }
+        if let problem = CurlEngine.libraryProblem() { throw UsageError(description: problem) }
         let engine = CurlEngine(options: CurlEngine.Options(insecure: insecure))
         defer { engine.shutdown() }
         var failed = 0

@@ -2,12 +2,13 @@ import Dispatch
 import Synchronization
 import UploadData
 
-/// Prepares the journal on another core while the arguments are parsed and the files scanned (issue 6), then
-/// begins the run, or gives it up when the scan fails, so a mistyped path leaves no run behind.
+/// Prepares the journal while the arguments are parsed and the files scanned (issue 6), to be begun by the run,
+/// or given up when the scan fails, so a mistyped path leaves no run behind.
 ///
-/// Its thread starts with `main`: on a 2-core VM a new thread ran 2 ms after it was asked for while the main thread
-/// kept the other core busy, which put the journal last on the way to the first request. Until the path is
-/// parsed, the thread runs SQLite's and GRDB's one-time set-up on an in-memory database.
+/// Its thread starts with `main` and first runs `first` (loading libcurl, about 7 ms). The preparation (locking,
+/// checking and migrating, about 3 ms) then goes to whichever thread is free first: this one, or the main thread
+/// once its plan is made. A thread started with `main` runs at once: on a 2-core VM a thread started later, while
+/// the main thread kept the other core busy, ran 1 to 4 ms after it was asked for.
 final class JournalOpening: Sendable {
     private enum Request {
         case open(path: String)
@@ -16,29 +17,24 @@ final class JournalOpening: Sendable {
 
     private let request = Mutex<Request?>(nil)
     private let requested = DispatchSemaphore(value: 0)
+    /// Taken by the thread that prepares the journal.
+    private let claimed = Atomic<Bool>(false)
+    /// Set, and `done` signalled, when the start-up thread has prepared the journal.
     private let outcome = Mutex<Result<PreparedJournal, JournalError>?>(nil)
-    private let preparing = DispatchGroup()
+    private let done = DispatchSemaphore(value: 0)
 
-    /// Starts the thread; `open(path:)` or `skip()` says what it does next.
-    init() {
-        preparing.enter()
+    /// Starts the thread; `open(path:)` or `skip()` says what it does after `first`.
+    init(first: @escaping @Sendable () -> Void) {
         DispatchQueue.global(qos: .userInitiated).async { [self] in
-            SQLiteJournal.warmUp()
+            first()
             requested.wait()
-            if case .open(let path)? = request.withLock({ $0 }) {
-                let result: Result<PreparedJournal, JournalError>
-                do throws(JournalError) {
-                    result = .success(try SQLiteJournal.prepare(path: path))
-                } catch {
-                    result = .failure(error)
-                }
-                outcome.withLock { $0 = result }
-            }
-            preparing.leave()
+            guard case .open(let path)? = request.withLock({ $0 }), claim() else { return }
+            outcome.withLock { $0 = Self.prepare(path) }
+            done.signal()
         }
     }
 
-    /// Prepares the journal at `path`: locks, checks and migrates it.
+    /// The journal is at `path`.
     func open(path: String) {
         request.withLock { $0 = .open(path: path) }
         requested.signal()
@@ -50,19 +46,29 @@ final class JournalOpening: Sendable {
         requested.signal()
     }
 
-    /// Waits for the preparation and records the run's start.
+    /// The journal locked, checked and migrated: prepared here unless the start-up thread has begun to.
     /// - Throws: `JournalError` for a journal that cannot be used.
-    func begin(destination: String, arguments: String) throws(JournalError) -> SQLiteJournal {
-        try prepared().get().begin(destination: destination, arguments: arguments)
+    func prepared() throws(JournalError) -> PreparedJournal {
+        guard case .open(let path)? = request.withLock({ $0 }) else {
+            preconditionFailure("Invalid state: the journal is prepared before its path is given")
+        }
+        if claim() { return try Self.prepare(path).get() }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
     }
 
-    /// Waits for the preparation and releases the journal without a run.
+    /// Gives the journal up without a run: nothing is created if its preparation has not begun.
     func abandon() {
-        if case .success(let journal) = prepared() { journal.release() }
+        guard !claim() else { return }
+        done.wait()
+        if case .success(let journal)? = outcome.withLock({ $0 }) { journal.release() }
     }
 
-    private func prepared() -> Result<PreparedJournal, JournalError> {
-        preparing.wait()
-        return outcome.withLock { $0! }
+    private func claim() -> Bool {
+        !claimed.exchange(true, ordering: .acquiringAndReleasing)
+    }
+
+    private static func prepare(_ path: String) -> Result<PreparedJournal, JournalError> {
+        Result { () throws(JournalError) in try SQLiteJournal.prepare(path: path) }
     }
 }

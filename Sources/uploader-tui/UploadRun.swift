@@ -10,12 +10,19 @@ import UploaderTUI
 struct UploadRun {
     let plan: UploadPlan
 
-    /// - Throws: `UsageError` for an unusable journal, `NothingToUpload` when `--retry-failed` finds nothing.
+    /// - Throws: `UsageError` for an unusable journal or a missing libcurl, `NothingToUpload` when
+    ///   `--retry-failed` finds nothing.
     func run() async throws -> ExitStatus {
-        // The engine first: its threads and libcurl's global init overlap the journal's preparation.
+        // The journal before libcurl: this thread prepares it unless the start-up thread, which loads libcurl
+        // first, has begun to (see JournalOpening).
+        let prepared = try prepareJournal()
+        if let problem = CurlEngine.libraryProblem() {
+            prepared?.release()
+            throw UsageError(description: problem)
+        }
         let engine = CurlEngine(options: plan.engineOptions)
         defer { engine.shutdown() }
-        let journal = try openJournal()
+        let journal = try prepared.map(begin)
         var items = plan.items
         if plan.retryFailed, let journal {
             let failed = Set(journal.failedFiles())
@@ -103,10 +110,19 @@ struct UploadRun {
         return ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
     }
 
-    private func openJournal() throws -> SQLiteJournal? {
-        guard let opening = plan.journal else { return nil }
+    /// The journal locked, checked and migrated; nil with `--no-resume`.
+    private func prepareJournal() throws -> PreparedJournal? {
         do {
-            return try opening.begin(destination: plan.destination, arguments: plan.source + " -> " + plan.destination)
+            return try plan.journal?.prepared()
+        } catch {
+            throw UsageError(description: error.description)
+        }
+    }
+
+    /// Records the run's start.
+    private func begin(_ journal: PreparedJournal) throws -> SQLiteJournal {
+        do {
+            return try journal.begin(destination: plan.destination, arguments: plan.source + " -> " + plan.destination)
         } catch {
             throw UsageError(description: error.description)
         }

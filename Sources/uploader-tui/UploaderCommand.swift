@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UploadData
 import UploadDomain
 import UploaderCLI
 
@@ -19,8 +20,8 @@ struct UploaderCommand: AsyncParsableCommand {
 
     /// Parses by hand so every usage error exits with 2, as documented, not ArgumentParser's 64.
     static func main() async {
-        // First: the journal's thread then starts while the arguments are parsed (see JournalOpening).
-        let journal = JournalOpening()
+        // First: libcurl then loads, and the journal gets prepared, while the arguments are parsed.
+        let journal = JournalOpening(first: { _ = CurlEngine.libraryProblem() })
         let parsed: any ParsableCommand
         do {
             parsed = try parseAsRoot()

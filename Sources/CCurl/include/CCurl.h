@@ -1,6 +1,19 @@
 #ifndef CCURL_H
 #define CCURL_H
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+
+// libcurl is loaded at run time (dlopen) instead of by the dynamic loader before `main`: it and its 30 libraries
+// took 7 ms of every start, which can then overlap parsing and the scan on another thread (issue 6). The program
+// calls libcurl only through these functions; the first call loads it, and calls from other threads meanwhile wait.
+
+/// Loads libcurl and runs its global init, unless done; NULL once it is ready, else why it cannot be used.
+const char *ccurl_load_error(void);
+
+CURL *ccurl_easy_init(void);
+void ccurl_easy_cleanup(CURL *handle);
+CURLcode ccurl_easy_pause(CURL *handle, int bitmask);
+const char *ccurl_easy_strerror(CURLcode code);
 
 // libcurl's setopt/getinfo are C variadics, which Swift cannot call: one typed wrapper per kind.
 CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value);
@@ -18,7 +31,29 @@ CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLcode ccurl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
 
+curl_mime *ccurl_mime_init(CURL *handle);
+curl_mimepart *ccurl_mime_addpart(curl_mime *mime);
+CURLcode ccurl_mime_name(curl_mimepart *part, const char *name);
+CURLcode ccurl_mime_filename(curl_mimepart *part, const char *filename);
+CURLcode ccurl_mime_type(curl_mimepart *part, const char *mimetype);
+CURLcode ccurl_mime_data(curl_mimepart *part, const char *data, size_t datasize);
+CURLcode ccurl_mime_data_cb(
+    curl_mimepart *part, curl_off_t datasize, curl_read_callback readfunc, curl_seek_callback seekfunc,
+    curl_free_callback freefunc, void *arg);
+void ccurl_mime_free(curl_mime *mime);
+
+struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *string);
+void ccurl_slist_free_all(struct curl_slist *list);
+
+CURLM *ccurl_multi_init(void);
 CURLMcode ccurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
+CURLMcode ccurl_multi_add_handle(CURLM *multi, CURL *handle);
+CURLMcode ccurl_multi_remove_handle(CURLM *multi, CURL *handle);
+CURLMcode ccurl_multi_perform(CURLM *multi, int *running);
+CURLMcode ccurl_multi_poll(CURLM *multi, struct curl_waitfd extra[], unsigned extra_count, int timeout_ms, int *numfds);
+CURLMcode ccurl_multi_wakeup(CURLM *multi);
+CURLMsg *ccurl_multi_info_read(CURLM *multi, int *msgs_in_queue);
+CURLMcode ccurl_multi_cleanup(CURLM *multi);
 
 /// The CURL_READFUNC_ABORT sentinel, which does not import as a size_t.
 size_t ccurl_readfunc_abort(void);

@@ -42,6 +42,15 @@ public final class CurlEngine: UploadTransport {
         }
     }
 
+    /// Loads libcurl (the first call does; calls from other threads meanwhile wait for it).
+    ///
+    /// It is loaded at run time, not by the dynamic loader before `main`, so that its 7 ms (with its 30 libraries)
+    /// can overlap parsing and the scan on another thread (issue 6).
+    /// - Returns: Why it cannot be used (missing, or too old), or nil once it is ready.
+    public static func libraryProblem() -> String? {
+        ccurl_load_error().map { String(cString: $0) }
+    }
+
     /// One thread per core, up to 4: more than the cores only adds switching.
     public static let defaultThreads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
@@ -50,8 +59,8 @@ public final class CurlEngine: UploadTransport {
     private let executor: CurlExecutor
     private let stopped = Atomic<Bool>(false)
 
-    /// Starts the engine's threads; the first to run does libcurl's global init (about 1 ms of TLS set-up), so the
-    /// caller goes on at once (issue 6).
+    /// Starts the engine's threads and returns at once; a thread's first libcurl call loads libcurl, or waits for
+    /// the thread that is loading it (see `libraryProblem`).
     public init(options: Options = Options()) {
         self.options = options
         loops = (0..<options.threads).map { _ in CurlLoop(maxCachedConnections: options.maxCachedConnections) }

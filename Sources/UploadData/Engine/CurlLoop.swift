@@ -38,9 +38,6 @@ final class CurlLoop: @unchecked Sendable {
     /// The thread running `run()`, once it runs.
     private let thread = Atomic<UInt>(0)
 
-    /// libcurl asks for one global init before any thread uses it.
-    private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
     init(maxCachedConnections: Int) {
         self.maxCachedConnections = maxCachedConnections
     }
@@ -62,7 +59,7 @@ final class CurlLoop: @unchecked Sendable {
             if !inbox.stopped { add(&inbox) }
             return (inbox.polling, inbox.stopped)
         }
-        if wake, !stopped { curl_multi_wakeup(multi) }
+        if wake, !stopped { ccurl_multi_wakeup(multi) }
         return !stopped
     }
 
@@ -72,8 +69,7 @@ final class CurlLoop: @unchecked Sendable {
     /// Runs the loop until `.shutdown`; `executor` is what the jobs run as.
     func run(as executor: UnownedTaskExecutor) {
         thread.store(UInt(pthread_self()), ordering: .releasing)
-        Self.globalInit
-        multi = curl_multi_init()
+        multi = ccurl_multi_init()
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxCachedConnections)
         var stillRunning: Int32 = 0
         while true {
@@ -89,9 +85,9 @@ final class CurlLoop: @unchecked Sendable {
                 }
                 handle(command)
             }
-            curl_multi_perform(multi, &stillRunning)
+            ccurl_multi_perform(multi, &stillRunning)
             var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
+            while let message = ccurl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
                 var raw: UnsafeMutableRawPointer?
                 _ = ccurl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &raw)
@@ -115,7 +111,7 @@ final class CurlLoop: @unchecked Sendable {
                 return inbox.polling
             }
             guard idle else { continue }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            ccurl_multi_poll(multi, nil, 0, 1000, nil)
             inbox.withLock { $0.polling = false }
         }
     }
@@ -154,7 +150,7 @@ final class CurlLoop: @unchecked Sendable {
         }
         for command in unhandled + commands { refuse(command) }
         for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
-        curl_multi_cleanup(multi)
+        ccurl_multi_cleanup(multi)
         finished.signal()
     }
 
@@ -185,7 +181,7 @@ final class CurlLoop: @unchecked Sendable {
                 return
             }
             active[ObjectIdentifier(transfer.probe)] = transfer
-            curl_multi_add_handle(multi, transfer.easy)
+            ccurl_multi_add_handle(multi, transfer.easy)
         case .cancel(let transfer):
             // Removing the handle stops it at once; no DONE message follows, so finish it here.
             guard active[ObjectIdentifier(transfer.probe)] === transfer else { return }
@@ -193,7 +189,7 @@ final class CurlLoop: @unchecked Sendable {
         case .pause(let probe, let paused):
             guard let transfer = active[probe], let easy = transfer.easy else { return }
             transfer.setPaused(paused)
-            curl_easy_pause(easy, paused ? CURLPAUSE_RECV | CURLPAUSE_SEND : 0)
+            ccurl_easy_pause(easy, paused ? CURLPAUSE_RECV | CURLPAUSE_SEND : 0)
         case .shutdown:
             break
         }
@@ -202,7 +198,7 @@ final class CurlLoop: @unchecked Sendable {
     private func finish(_ transfer: CurlTransfer, with outcome: Result<TransferResponse, UploadError>) {
         load.subtract(1, ordering: .relaxed)
         active[ObjectIdentifier(transfer.probe)] = nil
-        if let easy = transfer.easy { curl_multi_remove_handle(multi, easy) }
+        if let easy = transfer.easy { ccurl_multi_remove_handle(multi, easy) }
         transfer.release()
         transfer.continuation?.resume(with: outcome.mapError { $0 as any Error })
         transfer.continuation = nil

@@ -52,7 +52,7 @@ final class CurlTransfer: @unchecked Sendable {
             close(fd)
         }
         stallWatch.restart(at: StallWatch.now())
-        guard let easy = curl_easy_init() else { throw UploadError(.requestFailed, cause: "curl_easy_init failed") }
+        guard let easy = ccurl_easy_init() else { throw UploadError(.requestFailed, cause: "curl_easy_init failed") }
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_URL, request.url)
@@ -101,7 +101,7 @@ final class CurlTransfer: @unchecked Sendable {
                 copy.withUnsafeMutableBytes { ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
             if request.method != .post { try set(CURLOPT_CUSTOMREQUEST, request.method.rawValue) }
         }
-        for line in lines { headerList = curl_slist_append(headerList, line) }
+        for line in lines { headerList = ccurl_slist_append(headerList, line) }
         try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
     }
 
@@ -120,28 +120,28 @@ final class CurlTransfer: @unchecked Sendable {
     private func buildMultipart(
         _ easy: UnsafeMutableRawPointer, fields: [FormField], fileField: String, files: [UploadItem]
     ) throws(UploadError) {
-        guard let mime = curl_mime_init(easy) else {
+        guard let mime = ccurl_mime_init(easy) else {
             throw UploadError(.encodingFailed, cause: "curl_mime_init failed")
         }
         self.mime = mime
         for field in fields {
-            let part = curl_mime_addpart(mime)
-            try check(curl_mime_name(part, field.name))
-            try check(curl_mime_data(part, field.value, -1))  // CURL_ZERO_TERMINATED
+            let part = ccurl_mime_addpart(mime)
+            try check(ccurl_mime_name(part, field.name))
+            try check(ccurl_mime_data(part, field.value, -1))  // CURL_ZERO_TERMINATED
         }
         for item in files {
-            let part = curl_mime_addpart(mime)
-            try check(curl_mime_name(part, fileField))
+            let part = ccurl_mime_addpart(mime)
+            try check(ccurl_mime_name(part, fileField))
             // Streamed from disk by our callbacks (pread, hashed on the way); libcurl escapes quotes and CR/LF
             // in the name.
             let file = FileBody(item)
             fileBodies.append(file)
             try check(
-                curl_mime_data_cb(
+                ccurl_mime_data_cb(
                     part, curl_off_t(item.size), CurlCallbacks.read, CurlCallbacks.seek, nil,
                     Unmanaged.passUnretained(file).toOpaque()))
-            try check(curl_mime_filename(part, item.relativePath))
-            try check(curl_mime_type(part, item.contentType))
+            try check(ccurl_mime_filename(part, item.relativePath))
+            try check(ccurl_mime_type(part, item.contentType))
         }
         try check(ccurl_easy_setopt_mime(easy, mime))
     }
@@ -157,7 +157,8 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// The error for a libcurl failure code, with libcurl's own words.
     func error(for code: CURLcode) -> UploadError {
-        let detail = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
+        let detail =
+            errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: ccurl_easy_strerror(code))
         let file = request.files.count == 1 ? request.files[0].relativePath : nil
         if stalled {
             let seconds = String(format: "%g", options.stallTimeout)
@@ -199,11 +200,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Frees libcurl resources; the engine calls it after removing the handle from the multi handle.
     func release() {
-        if let easy { curl_easy_cleanup(easy) }
+        if let easy { ccurl_easy_cleanup(easy) }
         easy = nil
-        if let mime { curl_mime_free(mime) }
+        if let mime { ccurl_mime_free(mime) }
         mime = nil
-        if let headerList { curl_slist_free_all(headerList) }
+        if let headerList { ccurl_slist_free_all(headerList) }
         headerList = nil
     }
 
@@ -249,7 +250,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func check(_ code: CURLcode) throws(UploadError) {
         guard code == CURLE_OK else {
-            throw UploadError(.requestFailed, cause: "libcurl: " + String(cString: curl_easy_strerror(code)))
+            throw UploadError(.requestFailed, cause: "libcurl: " + String(cString: ccurl_easy_strerror(code)))
         }
     }
 }

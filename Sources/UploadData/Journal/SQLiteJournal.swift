@@ -39,13 +39,6 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         try prepare(path: path).begin(destination: destination, arguments: arguments)
     }
 
-    /// SQLite's and GRDB's one-time set-up (library start, type metadata, the schema's statements) on an in-memory
-    /// database, for a thread that has nothing else to do until the journal's path is known.
-    public static func warmUp() {
-        guard let queue = try? DatabaseQueue() else { return }
-        try? JournalSchema.migrator.migrate(queue)
-    }
-
     /// Locks, checks and migrates the journal at `path` (creating it when missing) without starting a run: the
     /// part of opening that can go on while the files are scanned, and that a failed scan leaves without a run.
     ///
