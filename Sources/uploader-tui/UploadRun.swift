@@ -66,10 +66,9 @@ struct UploadRun {
                 CursesTerminal.restoreBeforeExit()
             })
         defer { interrupts.stop() }
-        // Set once the batch is idle: the journal's last commits then overlap the reporter's last lines and the
+        // Once the batch is idle, the journal's last commit (synced) overlaps the reporter's last lines and the
         // engine's stop (issue 6: about 3 ms of every run's tail).
-        var closing: Task<Void, Never>?
-        let whenIdle = { (counts: PhaseCounts) in closing = Self.close(journal, counts: counts) }
+        let whenIdle = { (counts: PhaseCounts) -> Void in journal?.beginClose(counts: counts) }
         if plan.headless {
             await runHeadless(session, skipping: done, whenIdle: whenIdle)
         } else {
@@ -96,7 +95,9 @@ struct UploadRun {
             }
         }
         let snapshot = await session.snapshot()
-        await (closing ?? Self.close(journal, counts: snapshot.progress.counts))?.value
+        journal?.beginClose(counts: snapshot.progress.counts)
+        engine.stop()
+        await journal?.closed()
         if let failure = journal?.writeFailure {
             FileHandle.standardError.write(Data("uploader-tui: warning: \(failure)\n".utf8))
         }
@@ -134,12 +135,6 @@ struct UploadRun {
         case .refreshURL(let url): RefreshURLTokenProvider(url: url, headers: plan.headers, transport: engine)
         case nil: nil
         }
-    }
-
-    /// Closes the journal on the global executor (it blocks on the writer thread and the disk).
-    private static func close(_ journal: SQLiteJournal?, counts: PhaseCounts) -> Task<Void, Never>? {
-        guard let journal else { return nil }
-        return Task.detached { journal.close(counts: counts) }
     }
 
     /// Runs the batch with the headless reporter; `whenIdle` gets the final counts as soon as nothing is left.

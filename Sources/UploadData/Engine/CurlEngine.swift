@@ -58,6 +58,8 @@ public final class CurlEngine: UploadTransport {
     private let loops: [CurlLoop]
     private let executor: CurlExecutor
     private let stopped = Atomic<Bool>(false)
+    /// Set by the `shutdown()` that waits for the threads.
+    private let joined = Atomic<Bool>(false)
 
     /// Starts the engine's threads and returns at once; a thread's first libcurl call loads libcurl, or waits for
     /// the thread that is loading it (see `libraryProblem`).
@@ -88,11 +90,17 @@ public final class CurlEngine: UploadTransport {
     /// Called on a curl thread itself (a task that came off an actor the thread was running), it cannot wait for
     /// that loop: it stops once the calling job returns, and no other thread is using its handles meanwhile.
     public func shutdown() {
-        guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        for loop in loops { loop.post(.shutdown) }
+        stop()
+        guard !joined.exchange(true, ordering: .relaxed) else { return }
         for loop in loops where !loop.isCurrentThread {
             _ = loop.finished.wait(timeout: .now() + .seconds(5))
         }
+    }
+
+    /// Asks the threads to stop, as `shutdown()` does, without waiting for them: they stop meanwhile.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        for loop in loops { loop.post(.shutdown) }
     }
 
     public func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {

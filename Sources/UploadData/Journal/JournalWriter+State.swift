@@ -8,6 +8,8 @@ enum JournalWrite: Sendable {
     case uploadBegan(uploadID: String, item: UploadItem, key: String, at: Double)
     case partFinished(uploadID: String, number: Int, etag: String)
     case uploadEnded(uploadID: String)
+    /// The run's end, the last write of a closing journal.
+    case runEnded(PhaseCounts, at: Double)
 }
 
 extension JournalWrite {
@@ -31,12 +33,20 @@ extension JournalWrite {
                 if replacedLater.updateValue(true, forKey: row) == true { continue }
             case .hash(let job, _):
                 replacedLater[Row(path: job.path, destination: job.destination)] = false
-            case .uploadBegan, .partFinished, .uploadEnded:
+            case .uploadBegan, .partFinished, .uploadEnded, .runEnded:
                 break
             }
             kept.append(write)
         }
         return kept.reversed()
+    }
+}
+
+extension JournalWrite {
+    /// A done entry without the content hash: committing it queues its file for hashing.
+    var wantsHash: Bool {
+        if case .file(let entry, _) = self, case .done(let result) = entry.outcome { return result?.contentHash == nil }
+        return false
     }
 }
 
@@ -79,8 +89,12 @@ struct JournalWriterState {
     private var batchDeadline: DispatchTime?
     private var waiters: [(through: UInt64, semaphore: DispatchSemaphore)] = []
     private var hashDeadline: DispatchTime?
+    /// The run's end, held back by `beginClosing` for the last commit.
+    private var runEnd: JournalWrite?
     /// Set by `close`; records are then refused.
     private(set) var isClosing = false
+    /// Set by a close that ends the run: the writer then closes the database too.
+    private(set) var endsRun = false
     /// The last failure, for the caller to report.
     private(set) var failure: JournalError?
 
@@ -112,16 +126,29 @@ struct JournalWriterState {
         return semaphore
     }
 
-    /// Starts closing; false when `close` already ran.
-    mutating func beginClosing(now: DispatchTime, hashBudget: DispatchTimeInterval) -> Bool {
+    /// Starts closing; false when `close` already ran. `runEnd` goes in the last commit, after every hash.
+    mutating func beginClosing(now: DispatchTime, hashBudget: DispatchTimeInterval, runEnd: JournalWrite? = nil)
+        -> Bool
+    {
         guard !isClosing else { return false }
         isClosing = true
         hashDeadline = now + hashBudget
+        self.runEnd = runEnd
+        endsRun = runEnd != nil
         return true
     }
 
     /// Decides the writer's next step; `hashing` says whether files wait for their hash.
     mutating func next(now: DispatchTime, hashing: Bool) -> Step {
+        // Closing with nothing left to hash: what is left and the run's end go in one commit, synced once.
+        if isClosing, !hashing, let end = runEnd, !pending.contains(where: \.wantsHash) {
+            runEnd = nil
+            let writes = pending + [end]
+            pending = []
+            urgent = false
+            batchDeadline = nil
+            return .commit(writes, through: enqueued)
+        }
         if !pending.isEmpty {
             let deadline = batchDeadline ?? now + Self.batchWindow
             batchDeadline = deadline

@@ -1,3 +1,4 @@
+import CSQLite
 import Dispatch
 import Foundation
 import GRDB
@@ -24,6 +25,8 @@ final class JournalWriter: Sendable {
     private let state = Mutex(JournalWriterState())
     private let wake = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
+    /// Whether the thread has ended, and the tasks waiting for it.
+    private let ended = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Starts the writer thread.
     init(queue: DatabaseQueue, path: String, runID: Int64) {
@@ -33,6 +36,11 @@ final class JournalWriter: Sendable {
         let thread = Thread { [self] in
             run()
             stopped.signal()
+            let waiters = ended.withLock { state in
+                state.done = true
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
         }
         thread.name = "uploader-tui journal"
         thread.start()
@@ -53,15 +61,32 @@ final class JournalWriter: Sendable {
         waiter.wait()
     }
 
-    /// Commits what is left, hashes what waits (within `closeHashBudget`) and ends the thread.
+    /// Starts closing and returns at once. The thread commits what is left, hashes what waits (within
+    /// `closeHashBudget`) and ends; given the run's counts, it writes the run's end in the last commit, synced with
+    /// `synchronous = FULL`, and closes the database.
     ///
-    /// - Returns: false when the writer was already stopped.
-    func stop() -> Bool {
-        let first = state.withLock { $0.beginClosing(now: .now(), hashBudget: Self.closeHashBudget) }
-        guard first else { return false }
-        wake.signal()
+    /// - Returns: false when the writer was already closing.
+    func beginClosing(endingRun counts: PhaseCounts?) -> Bool {
+        let end = counts.map { JournalWrite.runEnded($0, at: Date().timeIntervalSince1970) }
+        let first = state.withLock { $0.beginClosing(now: .now(), hashBudget: Self.closeHashBudget, runEnd: end) }
+        if first { wake.signal() }
+        return first
+    }
+
+    /// Waits for the thread to end, after `beginClosing`; for one caller.
+    func waitUntilStopped() {
         stopped.wait()
-        return true
+    }
+
+    /// Returns once the thread has ended, after `beginClosing`.
+    func stoppedRunning() async {
+        await withCheckedContinuation { continuation in
+            let now = ended.withLock { state in
+                if !state.done { state.waiters.append(continuation) }
+                return state.done
+            }
+            if now { continuation.resume() }
+        }
     }
 
     /// Notes a failure found outside the thread (a query, writing the run's end), for `failure`.
@@ -110,27 +135,41 @@ final class JournalWriter: Sendable {
             case .wait(let deadline):
                 if let deadline { _ = wake.wait(timeout: deadline) } else { wake.wait() }
             case .finish:
+                if state.withLock({ $0.endsRun }) { closeDatabase() }
                 return
             }
         }
     }
 
+    /// Leaves the WAL for the next open to read instead of copying it into the database file: that checkpoint was
+    /// 2 ms of every run's exit (issue 6), and SQLite still checkpoints during later runs, at 1,000 pages.
+    private func closeDatabase() {
+        do {
+            // Should SQLite refuse the option, closing checkpoints as it always did: nothing is lost.
+            queue.writeWithoutTransaction { _ = csqlite_skip_checkpoint_on_close($0.sqliteConnection) }
+            try queue.close()
+        } catch {
+            state.withLock { $0.noteFailure(JournalError.from(error, path: path)) }
+        }
+    }
+
     /// Writes one batch in one transaction; returns the files whose done rows still want a hash.
     private func commit(_ writes: [JournalWrite]) throws -> [HashJob] {
-        try queue.write { db in
+        if writes.contains(where: { if case .runEnded = $0 { true } else { false } }) {
+            // The run's end is synced, and with it every commit before it: the whole run is on disk.
+            try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+        }
+        return try queue.write { db in
             var jobs: [HashJob] = []
             for write in JournalWrite.coalesced(writes) {
                 switch write {
                 case .file(let entry, let time):
                     try upsert(entry, at: time, db)
-                    switch entry.outcome {
-                    case .done(let result) where result?.contentHash == nil:
+                    if write.wantsHash {
                         jobs.append(
                             HashJob(
                                 path: entry.item.path, destination: entry.destination, size: entry.item.size,
                                 modified: entry.item.modified))
-                    case .started, .done, .failed, .cancelled:
-                        break
                     }
                 case .hash(let job, let contentHash):
                     // Only a row still for the same size and mtime gets the hash of what was read.
@@ -156,6 +195,13 @@ final class JournalWriter: Sendable {
                         .execute(arguments: [uploadID])
                     try db.cachedStatement(sql: "DELETE FROM multipart_uploads WHERE upload_id = ?")
                         .execute(arguments: [uploadID])
+                case .runEnded(let counts, let time):
+                    try db.execute(
+                        sql: """
+                            UPDATE runs SET ended_at = ?, done = ?, failed = ?, cancelled = ?, skipped = ?
+                            WHERE id = ?
+                            """,
+                        arguments: [time, counts.done, counts.failed, counts.cancelled, counts.skipped, runID])
                 }
             }
             return jobs

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import GRDB
 import Synchronization
@@ -23,7 +22,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
 
     deinit {
         // Not closed: stop the thread but leave the run without an end, as a killed run would.
-        _ = writer.stop()
+        if writer.beginClosing(endingRun: nil) { writer.waitUntilStopped() }
     }
 
     /// Opens (creating when missing) the journal at `path` for one run and records the run's start.
@@ -137,38 +136,26 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         writer.flush()
     }
 
-    /// Commits what is left, finishes pending hashes (for up to 10 s), writes the run's end and releases the lock.
+    /// Commits what is left, finishes pending hashes (for up to 10 s), writes the run's end, closes the file and
+    /// releases the lock; a second call does nothing.
     ///
-    /// The run's end is committed with `synchronous = FULL`, which syncs the WAL with every commit before it, so
-    /// the whole run is on disk when this returns. Closing then leaves the WAL for the next open to read instead of
-    /// copying it into the database file: that checkpoint was 2 ms of every run's exit (issue 6), and SQLite
-    /// still checkpoints during later runs, once the WAL reaches 1,000 pages.
-    ///
-    /// A second call does nothing.
+    /// The run's end goes in the writer's last commit, with `synchronous = FULL`, which syncs the WAL with every
+    /// commit before it: the whole run is on disk when this returns. The WAL stays for the next open to read.
     public func close(counts: PhaseCounts) {
-        guard writer.stop() else { return }
-        do {
-            try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-                try db.inTransaction {
-                    try db.execute(
-                        sql: """
-                            UPDATE runs SET ended_at = ?, done = ?, failed = ?, cancelled = ?, skipped = ?
-                            WHERE id = ?
-                            """,
-                        arguments: [
-                            Date().timeIntervalSince1970, counts.done, counts.failed, counts.cancelled,
-                            counts.skipped, runID,
-                        ])
-                    return .commit
-                }
-                // Should SQLite refuse the option, closing checkpoints as it always did: nothing is lost.
-                _ = csqlite_skip_checkpoint_on_close(db.sqliteConnection)
-            }
-            try queue.close()
-        } catch {
-            writer.noteFailure(JournalError.from(error, path: path))
-        }
+        guard writer.beginClosing(endingRun: counts) else { return }
+        writer.waitUntilStopped()
+        lock.withLock { $0 = nil }
+    }
+
+    /// Starts `close(counts:)` on the writer thread and returns at once; `closed()` waits for it. A call after the
+    /// first does nothing.
+    public func beginClose(counts: PhaseCounts) {
+        _ = writer.beginClosing(endingRun: counts)
+    }
+
+    /// Returns once the close that `beginClose` started is done, and releases the lock.
+    public func closed() async {
+        await writer.stoppedRunning()
         lock.withLock { $0 = nil }
     }
 

@@ -138,6 +138,58 @@ struct JournalWriterStateTests {
         }
     }
 
+    @Test("closing with the run's end: what is left and the end go in one last commit, then the writer finishes")
+    func closingWithRunEnd() {
+        var state = JournalWriterState()
+        _ = state.enqueue(write, prompt: false)
+        let end = JournalWrite.runEnded(PhaseCounts(), at: 0)
+        _ = state.beginClosing(now: start, hashBudget: .seconds(10), runEnd: end)
+        #expect(state.endsRun)
+        guard case .commit(let writes, let through) = state.next(now: start, hashing: false) else {
+            Issue.record("expected the last commit")
+            return
+        }
+        #expect(writes.count == 2 && through == 1)
+        guard case .runEnded = writes.last else {
+            Issue.record("expected the run's end last")
+            return
+        }
+        guard case .finish = state.next(now: start, hashing: false) else {
+            Issue.record("expected to finish")
+            return
+        }
+    }
+
+    @Test("closing with the run's end: the end waits until every hash is committed")
+    func runEndAfterHashes() {
+        var state = JournalWriterState()
+        let item = UploadItem(id: 0, path: "/a", relativePath: "a", size: 1, modified: 0, contentType: "image/png")
+        let entry = JournalEntry(item: item, destination: "d", attempt: 1, outcome: .done(nil))
+        let unhashed = JournalWrite.file(entry, at: 0)
+        #expect(unhashed.wantsHash)
+        _ = state.enqueue(unhashed, prompt: false)
+        _ = state.beginClosing(now: start, hashBudget: .seconds(10), runEnd: .runEnded(PhaseCounts(), at: 0))
+        // The done row goes first, alone: committing it is what queues its file for hashing.
+        #expect(committed(state.next(now: start, hashing: false))?.count == 1)
+        guard case .hash = state.next(now: start, hashing: true) else {
+            Issue.record("expected to hash")
+            return
+        }
+        state.enqueueHash(HashJob(path: "/a", destination: "d", size: 1, modified: 0), contentHash: "00")
+        guard case .commit(let writes, _) = state.next(now: after(1), hashing: false) else {
+            Issue.record("expected the last commit")
+            return
+        }
+        guard writes.count == 2, case .hash = writes[0], case .runEnded = writes[1] else {
+            Issue.record("expected the hash, then the run's end: \(writes)")
+            return
+        }
+        guard case .finish = state.next(now: after(1), hashing: false) else {
+            Issue.record("expected to finish")
+            return
+        }
+    }
+
     @Test("a batch writes a file's last entry only, unless a hash for that row comes between")
     func coalescing() {
         func entry(_ path: String, _ outcome: JournalEntry.Outcome, to destination: String = "d") -> JournalWrite {
@@ -159,6 +211,7 @@ struct JournalWriterStateTests {
                     return "\(entry.item.path)@\(entry.destination) \(phase)"
                 case .hash(let job, _): return "hash \(job.path)"
                 case .uploadBegan, .partFinished, .uploadEnded: return "upload"
+                case .runEnded: return "end"
                 }
             }
         }

@@ -56,6 +56,31 @@ struct SQLiteJournalHistoryTests {
         }
     }
 
+    @Test("beginClose returns at once; closed() returns with the run's end written and the journal released")
+    func closeInTwoSteps() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("uploader-tui-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/journal.sqlite"
+        let journal = try SQLiteJournal.open(path: path, destination: "https://a.test/up", arguments: "pics -> a")
+        journal.record(doneEntry(journalItem(0), to: "https://a.test/up"))
+        var counts = PhaseCounts()
+        counts.done = 1
+        journal.beginClose(counts: counts)
+        journal.beginClose(counts: PhaseCounts())
+        await journal.closed()
+        #expect(journal.writeFailure == nil)
+
+        // Released: a second run can open it, and sees the first run ended with the counts first given.
+        let next = try SQLiteJournal.open(path: path, destination: "https://a.test/up", arguments: "pics -> a")
+        defer { next.close(counts: PhaseCounts()) }
+        let ended = try #require(try SQLiteJournal.history(path: path, limit: 2).last)
+        #expect(ended.id == journal.runID && ended.endedAt != nil)
+        #expect(ended.counts.done == 1)
+        let prior = next.priorOutcomes(of: [journalItem(0)], destinations: ["https://a.test/up"])
+        #expect(prior == [0: .done])
+    }
+
     @Test("history of a missing file or of a non-journal says so")
     func unusable() throws {
         try withJournalFolder { folder in
