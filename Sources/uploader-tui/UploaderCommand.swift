@@ -20,18 +20,18 @@ struct UploaderCommand: AsyncParsableCommand {
 
     /// Parses by hand so every usage error exits with 2, as documented, not ArgumentParser's 64.
     static func main() async {
-        // First: libcurl then loads, and the journal gets prepared, while the arguments are parsed.
-        let journal = JournalOpening(first: { _ = CurlEngine.libraryProblem() })
+        // First: libcurl then loads and warms up, and the journal gets prepared, while the arguments are parsed.
+        let journal = JournalOpening(first: { _ = CurlEngine.warmUp() })
         let parsed: any ParsableCommand
         do {
             parsed = try parseAsRoot()
         } catch {
             if exitCode(for: error) == .success {
                 print(fullMessage(for: error))
-                exit(0)
+                exit(0, after: journal)
             }
             FileHandle.standardError.write(Data("uploader-tui: \(message(for: error))\n".utf8))
-            exit(ExitStatus.usage.rawValue)
+            exit(ExitStatus.usage.rawValue, after: journal)
         }
         let status: ExitStatus
         do {
@@ -52,13 +52,13 @@ struct UploaderCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
             status = error is UsageError ? .usage : .nothingToUpload
         }
-        exit(status.rawValue)
+        exit(status.rawValue, after: journal)
     }
 
-    /// Exits once libcurl's loading is over: its libraries' constructors on the start-up thread racing the exit
-    /// handlers crashed about 2 in 100 runs of `--version` and of usage errors.
-    private static func exit(_ status: Int32) -> Never {
-        _ = CurlEngine.libraryProblem()
+    /// Exits once the start-up thread is done with libcurl: its libraries starting up there, racing the exit
+    /// handlers, crashed about 2 in 100 runs of `--version` and of usage errors.
+    private static func exit(_ status: Int32, after startup: JournalOpening) -> Never {
+        startup.waitForFirst()
         Foundation.exit(status)
     }
 }

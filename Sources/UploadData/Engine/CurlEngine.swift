@@ -51,6 +51,21 @@ public final class CurlEngine: UploadTransport {
         ccurl_load_error().map { String(cString: $0) }
     }
 
+    /// Loads libcurl, then builds and frees one multipart request without sending it: the first request of a run
+    /// paid about 1 ms for first use (libcurl's and this module's code paged in, lazy set-up), which a thread with
+    /// nothing else to do at start-up can pay instead (issue 6).
+    /// - Returns: Why libcurl cannot be used, as `libraryProblem()`.
+    public static func warmUp() -> String? {
+        if let problem = libraryProblem() { return problem }
+        let request = TransferRequest(
+            method: .post, url: "http://127.0.0.1/", headers: [], bearerToken: nil,
+            body: .multipart(fields: [FormField(name: "a", value: "b")], fileField: "file", files: []))
+        let transfer = CurlTransfer(request: request, probe: TransferProbe(), options: Options())
+        try? transfer.prepare()
+        transfer.release()
+        return nil
+    }
+
     /// One thread per core, up to 4: more than the cores only adds switching.
     public static let defaultThreads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
