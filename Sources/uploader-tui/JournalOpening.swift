@@ -5,10 +5,10 @@ import UploadData
 /// Prepares the journal while the arguments are parsed and the files scanned (issue 6), to be begun by the run,
 /// or given up when the scan fails, so a mistyped path leaves no run behind.
 ///
-/// Its thread starts with `main` and first runs `first` (loading libcurl and warming it up, about 8 ms). The preparation (locking,
-/// checking and migrating, about 3 ms) then goes to whichever thread is free first: this one, or the main thread
-/// once its plan is made. A thread started with `main` runs at once: on a 2-core VM a thread started later, while
-/// the main thread kept the other core busy, ran 1 to 4 ms after it was asked for.
+/// Its thread starts with `main` and first runs `first` (loading libcurl and warming it up, about 8 ms). The
+/// preparation (locking, checking and migrating, about 3 ms) then goes to whichever thread is free first: this one,
+/// or the main thread once its plan is made. A thread started with `main` runs at once: on a 2-core VM a thread
+/// started later, while the main thread kept the other core busy, ran 1 to 4 ms after it was asked for.
 final class JournalOpening: Sendable {
     private enum Request {
         case open(path: String)
@@ -22,26 +22,16 @@ final class JournalOpening: Sendable {
     /// Set, and `done` signalled, when the start-up thread has prepared the journal.
     private let outcome = Mutex<Result<PreparedJournal, JournalError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
-    /// Left once `first` has returned.
-    private let firstRan = DispatchGroup()
 
     /// Starts the thread; `open(path:)` or `skip()` says what it does after `first`.
     init(first: @escaping @Sendable () -> Void) {
-        firstRan.enter()
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             first()
-            firstRan.leave()
             requested.wait()
             guard case .open(let path)? = request.withLock({ $0 }), claim() else { return }
             outcome.withLock { $0 = Self.prepare(path) }
             done.signal()
         }
-    }
-
-    /// Waits until `first` has returned: the process must not exit while it runs (libcurl's libraries starting up
-    /// on this thread, racing the exit handlers, crashed about 1 run in 12).
-    func waitForFirst() {
-        firstRan.wait()
     }
 
     /// The journal is at `path`.

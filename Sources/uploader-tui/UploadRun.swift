@@ -10,6 +10,8 @@ import UploaderTUI
 struct UploadRun {
     let plan: UploadPlan
 
+    /// Runs the batch to its end, reports it and closes the journal.
+    ///
     /// `nonisolated(nonsending)`: it goes on on the caller's thread. As a plain async function it hopped to the
     /// global pool, which at that moment had to start a thread: 1.3 ms before the first request (issue 6).
     ///
@@ -195,7 +197,7 @@ final class InterruptWatcher: @unchecked Sendable {
                     onFirst()
                 } else {
                     beforeExit()
-                    exit(ExitStatus.interrupted.rawValue)
+                    ProcessExit.now(ExitStatus.interrupted.rawValue)
                 }
             }
             source.resume()

@@ -28,10 +28,10 @@ struct UploaderCommand: AsyncParsableCommand {
         } catch {
             if exitCode(for: error) == .success {
                 print(fullMessage(for: error))
-                exit(0, after: journal)
+                ProcessExit.now(0)
             }
             FileHandle.standardError.write(Data("uploader-tui: \(message(for: error))\n".utf8))
-            exit(ExitStatus.usage.rawValue, after: journal)
+            ProcessExit.now(ExitStatus.usage.rawValue)
         }
         let status: ExitStatus
         do {
@@ -52,13 +52,7 @@ struct UploaderCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
             status = error is UsageError ? .usage : .nothingToUpload
         }
-        exit(status.rawValue, after: journal)
+        ProcessExit.now(status.rawValue)
     }
 
-    /// Exits once the start-up thread is done with libcurl: its libraries starting up there, racing the exit
-    /// handlers, crashed about 2 in 100 runs of `--version` and of usage errors.
-    private static func exit(_ status: Int32, after startup: JournalOpening) -> Never {
-        startup.waitForFirst()
-        Foundation.exit(status)
-    }
 }
