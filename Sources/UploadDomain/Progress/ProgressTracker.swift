@@ -12,8 +12,10 @@ public struct ProgressTracker: Sendable {
     /// Adds a sample and returns the rate (bytes/s) and the time left for `remaining` bytes.
     public mutating func sample(at time: Duration, bytesSent: Int64, remaining: Int64) -> (rate: Double, eta: Duration?)
     {
-        if let last = samples.last, time - last.time < .milliseconds(100) {
-            samples[samples.count - 1].bytes = max(last.bytes, bytesSent)
+        // Samples are kept 100 ms apart but the newest, which follows the latest: a batch shorter than that
+        // showed 0 B/s, its first sample taking every later one in.
+        if samples.count >= 2, let last = samples.last, time - samples[samples.count - 2].time < .milliseconds(100) {
+            samples[samples.count - 1] = (time, max(last.bytes, bytesSent))
         } else {
             samples.append((time, bytesSent))
         }

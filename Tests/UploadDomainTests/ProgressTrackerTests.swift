@@ -1,0 +1,31 @@
+import Testing
+import UploadDomain
+
+@Suite("ProgressTracker")
+struct ProgressTrackerTests {
+    @Test("the rate shows from the second sample, even within the first 100 ms")
+    func earlyRate() {
+        var tracker = ProgressTracker()
+        let first = tracker.sample(at: .zero, bytesSent: 0, remaining: 1_000_000)
+        #expect(first.rate == 0 && first.eta == nil)
+        let early = tracker.sample(at: .milliseconds(50), bytesSent: 50_000, remaining: 950_000)
+        #expect(early.rate == 1_000_000)
+        let later = tracker.sample(at: .milliseconds(80), bytesSent: 80_000, remaining: 920_000)
+        #expect(later.rate == 1_000_000)
+        #expect(later.eta == .milliseconds(920))
+    }
+
+    @Test("the rate is over the window: old samples drop out once 5 s have passed")
+    func window() {
+        var tracker = ProgressTracker()
+        _ = tracker.sample(at: .zero, bytesSent: 0, remaining: 100_000_000)
+        for second in 1...5 {
+            _ = tracker.sample(at: .seconds(second), bytesSent: Int64(second) * 1_000_000, remaining: 1)
+        }
+        // The next 2 s at 4 MB/s; the window then holds seconds 2 to 7.
+        _ = tracker.sample(at: .seconds(6), bytesSent: 9_000_000, remaining: 1)
+        let now = tracker.sample(at: .seconds(7), bytesSent: 13_000_000, remaining: 0)
+        #expect(now.rate == 11_000_000 / 5)
+        #expect(now.eta == .zero)
+    }
+}
