@@ -11,8 +11,8 @@ struct UploaderCommand: AsyncParsableCommand {
         commandName: "uploader-tui",
         abstract: "A terminal upload manager: files and folders over HTTP or to S3, with live progress.",
         discussion: """
-            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error or unusable journal,
-            3 nothing to upload, 130 interrupted.
+            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, unusable journal or no
+            libcurl, 3 nothing to upload, 130 interrupted.
             """,
         version: UploaderVersion.current,
         subcommands: [UploadCommand.self, DeleteCommand.self, HistoryCommand.self],
