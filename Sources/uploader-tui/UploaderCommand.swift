@@ -54,5 +54,4 @@ struct UploaderCommand: AsyncParsableCommand {
         }
         ProcessExit.now(status.rawValue)
     }
-
 }
