@@ -24,9 +24,8 @@ final class JournalWriter: Sendable {
     private let runID: Int64
     private let state = Mutex(JournalWriterState())
     private let wake = DispatchSemaphore(value: 0)
-    private let stopped = DispatchSemaphore(value: 0)
-    /// Whether the thread has ended, and the tasks waiting for it.
-    private let ended = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// Whether the thread has ended, and what waits for that.
+    private let ended = Mutex<(done: Bool, waiters: [@Sendable () -> Void])>((false, []))
 
     /// Starts the writer thread.
     init(queue: DatabaseQueue, path: String, runID: Int64) {
@@ -35,12 +34,11 @@ final class JournalWriter: Sendable {
         self.runID = runID
         let thread = Thread { [self] in
             run()
-            stopped.signal()
             let waiters = ended.withLock { state in
                 state.done = true
                 return state.waiters
             }
-            for waiter in waiters { waiter.resume() }
+            for waiter in waiters { waiter() }
         }
         thread.name = "uploader-tui journal"
         thread.start()
@@ -73,20 +71,25 @@ final class JournalWriter: Sendable {
         return first
     }
 
-    /// Waits for the thread to end, after `beginClosing`; for one caller.
+    /// Waits for the thread to end, after `beginClosing`.
     func waitUntilStopped() {
+        let stopped = DispatchSemaphore(value: 0)
+        whenStopped { stopped.signal() }
         stopped.wait()
     }
 
     /// Returns once the thread has ended, after `beginClosing`.
     func stoppedRunning() async {
-        await withCheckedContinuation { continuation in
-            let now = ended.withLock { state in
-                if !state.done { state.waiters.append(continuation) }
-                return state.done
-            }
-            if now { continuation.resume() }
+        await withCheckedContinuation { continuation in whenStopped { continuation.resume() } }
+    }
+
+    /// Calls `waiter` once the thread has ended: at once if it has.
+    private func whenStopped(_ waiter: @escaping @Sendable () -> Void) {
+        let done = ended.withLock { state in
+            if !state.done { state.waiters.append(waiter) }
+            return state.done
         }
+        if done { waiter() }
     }
 
     /// Notes a failure found outside the thread (a query, writing the run's end), for `failure`.
