@@ -157,8 +157,13 @@ final class CurlLoop: @unchecked Sendable {
     /// Fails a request the stopped loop will never run.
     private func refuse(_ command: Command) {
         guard case .add(let transfer) = command else { return }
+        fail(transfer, with: UploadError(.cancelled))
+    }
+
+    /// Ends a request that never reached libcurl.
+    private func fail(_ transfer: CurlTransfer, with error: UploadError) {
         load.subtract(1, ordering: .relaxed)
-        transfer.continuation?.resume(throwing: UploadError(.cancelled))
+        transfer.continuation?.resume(throwing: error)
         transfer.continuation = nil
     }
 
@@ -166,17 +171,13 @@ final class CurlLoop: @unchecked Sendable {
         switch command {
         case .add(let transfer):
             if transfer.cancelRequested.load(ordering: .relaxed) {
-                load.subtract(1, ordering: .relaxed)
-                transfer.continuation?.resume(throwing: UploadError(.cancelled))
-                transfer.continuation = nil
+                fail(transfer, with: UploadError(.cancelled))
                 return
             }
             do {
                 try transfer.prepare()
             } catch {
-                load.subtract(1, ordering: .relaxed)
-                transfer.continuation?.resume(throwing: error)
-                transfer.continuation = nil
+                fail(transfer, with: error)
                 transfer.release()
                 return
             }
