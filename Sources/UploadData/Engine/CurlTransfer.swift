@@ -146,6 +146,9 @@ final class CurlTransfer: @unchecked Sendable {
         try check(ccurl_easy_setopt_mime(easy, mime))
     }
 
+    /// Bytes of the files read into the request body so far (a rewind counts down again).
+    var bodyBytesRead: Int64 { fileBodies.reduce(0) { $0 + $1.bytesRead } }
+
     /// The response once libcurl reports the transfer complete.
     func response() -> TransferResponse {
         var status = 0

@@ -16,7 +16,7 @@ final class FileBody {
     let length: Int64
     private var descriptor: Int32 = -1
     /// Bytes of the range read so far.
-    private var position: Int64 = 0
+    private(set) var bytesRead: Int64 = 0
     /// nil for a part of a file, or once a rewind to the middle made the hash unusable.
     private var hashState: OpaquePointer?
     /// Why a read failed, for the error libcurl's abort turns into.
@@ -41,17 +41,17 @@ final class FileBody {
     /// Fills `buffer` with the next bytes; 0 at the end, -1 when the file cannot be read (see `failure`).
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         // The end is checked first: libcurl asks once more after the last byte, and the file is closed by then.
-        let wanted = Int(min(Int64(capacity), length - position))
+        let wanted = Int(min(Int64(capacity), length - bytesRead))
         guard wanted > 0 else { return 0 }
         if descriptor < 0 {
             descriptor = open(item.path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return fail() }
         }
-        let count = pread(descriptor, buffer, wanted, off_t(start + position))
+        let count = pread(descriptor, buffer, wanted, off_t(start + bytesRead))
         guard count >= 0 else { return fail() }
-        position += Int64(count)
+        bytesRead += Int64(count)
         if let hashState { _ = cx_xxh3_128_update(hashState, buffer, count) }
-        if position == length { closeFile() }
+        if bytesRead == length { closeFile() }
         return count
     }
 
@@ -59,7 +59,7 @@ final class FileBody {
     /// - Returns: false when the offset lies outside the range.
     func seek(to offset: Int64) -> Bool {
         guard offset >= 0, offset <= length else { return false }
-        position = offset
+        bytesRead = offset
         if let hashState {
             if offset == 0 {
                 XXH3_128bits_reset(hashState)
@@ -73,7 +73,7 @@ final class FileBody {
 
     /// The XXH3-128 of the whole file, once every byte has been read from the start; else nil.
     var contentHash: String? {
-        guard let hashState, position == length else { return nil }
+        guard let hashState, bytesRead == length else { return nil }
         return FileHasher.hex(XXH3_128bits_digest(hashState))
     }
 

@@ -30,8 +30,11 @@ struct StallWatch {
         return now &- lastMove > limit
     }
 
-    /// The monotonic clock in nanoseconds.
+    /// The monotonic clock in nanoseconds, to the kernel tick: read per chunk sent, it is a load from the vDSO page
+    /// where the precise clock reads the TSC through the hypervisor's clock (0.5% of a 2 GiB upload's CPU in a VM).
     static func now() -> UInt64 {
-        DispatchTime.now().uptimeNanoseconds
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }
