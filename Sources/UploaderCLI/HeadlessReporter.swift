@@ -96,8 +96,8 @@ public actor HeadlessReporter {
         if clock.now - lastFlush >= Self.flushInterval { flush() }
     }
 
-    /// Throttled progress: one human line a second at most, and per-file NDJSON `progress` events; then writes
-    /// what is held back, so the ticker bounds how long a line waits.
+    /// Throttled progress: one human line a second while uploads run, and per-file NDJSON `progress` events; then
+    /// writes what is held back, so the ticker bounds how long a line waits.
     public func progress(_ snapshot: UploadSnapshot) {
         defer { flush() }
         let now = clock.now
@@ -109,7 +109,10 @@ public actor HeadlessReporter {
                 output.standardOutput(ndjson("progress", file))
             }
         }
-        guard snapshot.progress.counts.active > 0, lastProgressLine.map({ now - $0 >= .seconds(1) }) ?? true else {
+        // The first line waits a second after uploads start, like rclone's: at once, one sample made the rate 0 B/s.
+        guard snapshot.progress.counts.active > 0 else { return }
+        guard let last = lastProgressLine, now - last >= .seconds(1) else {
+            if lastProgressLine == nil { lastProgressLine = now }
             return
         }
         lastProgressLine = now

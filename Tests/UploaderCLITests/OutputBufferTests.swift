@@ -94,6 +94,36 @@ struct OutputBufferTests {
         #expect(lines.withLock { $0.count } == 4)
     }
 
+    @Test("the first progress line comes a second after uploads start, with the rate measured by then")
+    func firstProgressLineWaits() async {
+        let lines = Mutex<[String]>([])
+        let output = HeadlessReporter.Output(
+            standardOutput: { _ in }, standardError: { line in lines.withLock { $0.append(line) } }, flush: {})
+        let clock = SteppedClock()
+        let reporter = HeadlessReporter(json: false, output: output, clock: clock)
+        clock.set(.seconds(5))
+        await reporter.progress(uploading(sent: 0, rate: 0))
+        await reporter.progress(uploading(sent: 1 << 20, rate: 0))
+        #expect(lines.withLock { $0 }.isEmpty)
+        clock.set(.seconds(6))
+        await reporter.progress(uploading(sent: 8 << 20, rate: 7 << 20))
+        clock.set(.seconds(6) + .milliseconds(500))
+        await reporter.progress(uploading(sent: 12 << 20, rate: 8 << 20))
+        #expect(lines.withLock { $0 } == ["uploading: 0/1 files done, 8.0 MiB of 16.0 MiB (50%), 7.0 MiB/s"])
+        clock.set(.seconds(7))
+        await reporter.progress(uploading(sent: 15 << 20, rate: 8 << 20))
+        #expect(lines.withLock { $0.count } == 2)
+    }
+
+    private func uploading(sent: Int64, rate: Double) -> UploadSnapshot {
+        UploadSnapshot(
+            files: [],
+            progress: BatchProgress(
+                counts: PhaseCounts([.uploading]), bytesSent: sent, bytesTotal: 16 << 20, bytesPerSecond: rate,
+                eta: nil),
+            toast: .uploading(fraction: 0.5), concurrency: 1, isIdle: false, elapsed: .zero)
+    }
+
     private func event(_ kind: UploadEvent.Kind) -> UploadEvent {
         UploadEvent(
             kind: kind,
