@@ -115,11 +115,11 @@ struct OutputBufferTests {
         #expect(lines.withLock { $0.count } == 2)
     }
 
-    private func uploading(sent: Int64, rate: Double) -> UploadSnapshot {
+    private func uploading(sent: Int64, rate: Int64) -> UploadSnapshot {
         UploadSnapshot(
             files: [],
             progress: BatchProgress(
-                counts: PhaseCounts([.uploading]), bytesSent: sent, bytesTotal: 16 << 20, bytesPerSecond: rate,
+                counts: PhaseCounts([.uploading]), bytesSent: sent, bytesTotal: 16 << 20, bytesPerSecond: Double(rate),
                 eta: nil),
             toast: .uploading(fraction: 0.5), concurrency: 1, isIdle: false, elapsed: .zero)
     }
