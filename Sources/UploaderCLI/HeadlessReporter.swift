@@ -118,11 +118,14 @@ public actor HeadlessReporter {
         lastProgressLine = now
         let p = snapshot.progress
         let percent = Int(p.fraction * 100)
-        let eta = p.eta.map { ", ETA " + Format.duration($0) } ?? ""
+        // Once every byte is out, rate and ETA say nothing (the screen drops them too): the server is the one working.
+        let sending = p.counts.pending > 0 && p.fraction < 1
+        let rate = sending ? ", " + Format.rate(p.bytesPerSecond) : ""
+        let eta = sending ? p.eta.map { ", ETA " + Format.duration($0) } ?? "" : ""
         let state = snapshot.toast == .modeling ? "server processing" : "uploading"
         output.standardError(
             "\(state): \(p.counts.done)/\(p.counts.total) files done, \(Format.bytes(p.bytesSent)) of "
-                + "\(Format.bytes(p.bytesTotal)) (\(percent)%), \(Format.rate(p.bytesPerSecond))\(eta)")
+                + "\(Format.bytes(p.bytesTotal)) (\(percent)%)\(rate)\(eta)")
     }
 
     /// The closing summary line (and NDJSON `summary`).

@@ -111,17 +111,28 @@ struct OutputBufferTests {
         await reporter.progress(uploading(sent: 12 << 20, rate: 8 << 20))
         #expect(lines.withLock { $0 } == ["uploading: 0/1 files done, 8.0 MiB of 16.0 MiB (50%), 7.0 MiB/s"])
         clock.set(.seconds(7))
-        await reporter.progress(uploading(sent: 15 << 20, rate: 8 << 20))
-        #expect(lines.withLock { $0.count } == 2)
+        await reporter.progress(uploading(sent: 15 << 20, rate: 8 << 20, eta: .seconds(1)))
+        // Every byte out, the answer pending: no rate or ETA, which would only decay or read 0.0s.
+        clock.set(.seconds(8))
+        await reporter.progress(uploading(sent: 16 << 20, rate: 6 << 20, eta: .zero, phase: .modeling))
+        #expect(
+            lines.withLock { $0 } == [
+                "uploading: 0/1 files done, 8.0 MiB of 16.0 MiB (50%), 7.0 MiB/s",
+                "uploading: 0/1 files done, 15.0 MiB of 16.0 MiB (93%), 8.0 MiB/s, ETA 1.0s",
+                "server processing: 0/1 files done, 16.0 MiB of 16.0 MiB (100%)",
+            ])
     }
 
-    private func uploading(sent: Int64, rate: Int64) -> UploadSnapshot {
+    private func uploading(
+        sent: Int64, rate: Int64, eta: Duration? = nil, phase: UploadPhase = .uploading
+    ) -> UploadSnapshot {
         UploadSnapshot(
             files: [],
             progress: BatchProgress(
-                counts: PhaseCounts([.uploading]), bytesSent: sent, bytesTotal: 16 << 20, bytesPerSecond: Double(rate),
-                eta: nil),
-            toast: .uploading(fraction: 0.5), concurrency: 1, isIdle: false, elapsed: .zero)
+                counts: PhaseCounts([phase]), bytesSent: sent, bytesTotal: 16 << 20, bytesPerSecond: Double(rate),
+                eta: eta),
+            toast: phase == .modeling ? .modeling : .uploading(fraction: Double(sent) / Double(16 << 20)),
+            concurrency: 1, isIdle: false, elapsed: .zero)
     }
 
     private func event(_ kind: UploadEvent.Kind) -> UploadEvent {
