@@ -10,12 +10,14 @@ struct UploadCommand: ParsableCommand {
         commandName: "upload",
         abstract: "Upload files and folders over HTTP or to S3 with live progress (the default command).",
         discussion: """
-            Modes: --to URL posts multipart/form-data; --to s3://bucket/prefix/ uploads to S3;
-            --put URL/ PUTs each file's bytes to URL + its path; --presign URL asks an API for presigned URLs
-            and PUTs each file to its own.
+            Modes: --to URL posts multipart/form-data; --to s3://bucket/prefix/ uploads to S3; --put URL/ PUTs \
+            each file's bytes to URL + its path; --presign URL asks an API for presigned URLs and PUTs each file \
+            to its own.
+
             A journal remembers every file's outcome, so a rerun skips what is done and resumes the rest.
-            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error (or an unusable journal),
-            3 nothing to upload, 130 interrupted.
+
+            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, unusable journal or no \
+            libcurl, 3 nothing to upload, 130 interrupted.
             """)
 
     @Argument(help: "Files or folders to upload.")

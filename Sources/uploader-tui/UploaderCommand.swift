@@ -11,7 +11,7 @@ struct UploaderCommand: AsyncParsableCommand {
         commandName: "uploader-tui",
         abstract: "A terminal upload manager: files and folders over HTTP or to S3, with live progress.",
         discussion: """
-            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, unusable journal or no
+            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, unusable journal or no \
             libcurl, 3 nothing to upload, 130 interrupted.
             """,
         version: UploaderVersion.current,
@@ -22,9 +22,12 @@ struct UploaderCommand: AsyncParsableCommand {
     static func main() async {
         // First: libcurl then loads and warms up, and the journal gets prepared, while the arguments are parsed.
         let journal = JournalOpening(first: { _ = CurlEngine.warmUp() })
-        let parsed: any ParsableCommand
+        var parsed: any ParsableCommand
         do {
             parsed = try parseAsRoot()
+            // `--help`, `-h` and `help [command]` parse to ArgumentParser's help command, whose `run` throws the
+            // request for the right command's help.
+            if !(parsed is UploadCommand || parsed is DeleteCommand || parsed is HistoryCommand) { try parsed.run() }
         } catch {
             if exitCode(for: error) == .success {
                 print(fullMessage(for: error))

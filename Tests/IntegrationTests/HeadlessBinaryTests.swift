@@ -108,6 +108,26 @@ struct HeadlessBinaryTests {
         #expect(outcome.standardOutput == UploaderVersion.current + "\n")
     }
 
+    @Test("--help, -h and help COMMAND print that command's help and exit 0")
+    func help() async throws {
+        // They printed the top command's help for any command, and exited 2.
+        for arguments in [["--help"], ["-h"]] {
+            let outcome = try await ChildProcess.run(binary, arguments)
+            #expect(outcome.status == 0, "\(arguments): \(outcome.standardError)")
+            #expect(outcome.standardOutput.contains("upload (default)"), "\(arguments)")
+            #expect(outcome.standardOutput.contains("libcurl, 3 nothing to upload"), "\(arguments)")
+        }
+        for arguments in [["upload", "--help"], ["help", "upload"]] {
+            let outcome = try await ChildProcess.run(binary, arguments)
+            #expect(outcome.status == 0, "\(arguments): \(outcome.standardError)")
+            #expect(outcome.standardOutput.contains("USAGE: uploader-tui upload"), "\(arguments)")
+            #expect(outcome.standardOutput.contains("--concurrency"), "\(arguments)")
+        }
+        let delete = try await ChildProcess.run(binary, ["help", "delete"])
+        #expect(delete.status == 0)
+        #expect(delete.standardOutput.contains("USAGE: uploader-tui delete"), "\(delete.standardOutput)")
+    }
+
     @Test("a command that ends while libcurl is still loading exits cleanly every time")
     func earlyExitWhileLoadingLibcurl() async throws {
         // libcurl loads and warms up on a thread started with `main`; exiting meanwhile crashed 3 to 9 runs in 100.
