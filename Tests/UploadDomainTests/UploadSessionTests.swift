@@ -117,6 +117,36 @@ struct UploadSessionTests {
         #expect(await session.snapshot().toast == .done)
     }
 
+    @Test("the elapsed time stops when the last file ends and runs again with a retry")
+    func elapsedStopsWhenIdle() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([10]), planner: EchoPlanner(), transport: transport, configuration: .init(concurrency: 1),
+            clock: clock)
+        var events = session.events.makeAsyncIterator()
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        clock.advance(by: .seconds(3))
+        #expect(await session.snapshot().elapsed == .seconds(3))
+        first.reply(.success(TransferResponse(status: 400)))
+        #expect(await awaitEvent(.failed, file: 0, in: &events) != nil)
+        await session.waitUntilIdle()
+        // The screen waits for q: "uploaded in" and its clock read the minutes spent looking at it.
+        clock.advance(by: .seconds(60))
+        #expect(await session.snapshot().elapsed == .seconds(3))
+        await session.handle(.retry(fileID: 0))
+        let again = try #require(await started.next())
+        #expect(await session.snapshot().elapsed == .seconds(63))
+        clock.advance(by: .seconds(1))
+        again.reply(.success(TransferResponse(status: 201)))
+        #expect(await awaitEvent(.done, file: 0, in: &events) != nil)
+        await session.waitUntilIdle()
+        clock.advance(by: .seconds(5))
+        #expect(await session.snapshot().elapsed == .seconds(64))
+    }
+
     @Test("pause and resume go to the transport for the file's transfer and show on its row")
     func pauseResume() async throws {
         let transport = InMemoryTransport()

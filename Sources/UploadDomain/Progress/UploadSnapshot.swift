@@ -7,7 +7,7 @@ public struct UploadSnapshot: Sendable {
     public var concurrency: Int
     /// Nothing queued, running or waiting to retry.
     public var isIdle: Bool
-    /// Time since the session started.
+    /// Time since the session started; once it is idle, the time it took (to its last file's end).
     public var elapsed: Duration
 
     /// Creates a snapshot.

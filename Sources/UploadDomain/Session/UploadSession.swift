@@ -72,6 +72,8 @@ public actor UploadSession {
     private var rowBytesSent: Int64 = 0
     private var rowBytesTotal: Int64 = 0
     private var started = false
+    /// When the last file event happened: once the batch is idle, its end, which the elapsed time stops at.
+    private var lastEventAt: Duration = .zero
     private var stopping = false
 
     /// Creates a session for `items` (already in input order).
@@ -359,7 +361,8 @@ public actor UploadSession {
     private func emit(_ kind: UploadEvent.Kind, _ id: Int) {
         changed.insert(id)
         if let journal { record(kind, id, in: journal) }
-        eventSink.yield(UploadEvent(kind: kind, file: fileSnapshot(id, now: clock.now)))
+        lastEventAt = clock.now
+        eventSink.yield(UploadEvent(kind: kind, file: fileSnapshot(id, now: lastEventAt)))
     }
 
     private func record(_ kind: UploadEvent.Kind, _ id: Int, in journal: any UploadJournal) {
@@ -407,7 +410,7 @@ public actor UploadSession {
             counts: rowCounts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta)
         return UploadSnapshot(
             files: rows, progress: progress, toast: Toast(progress: progress),
-            concurrency: configuration.concurrency, isIdle: isIdle, elapsed: now)
+            concurrency: configuration.concurrency, isIdle: isIdle, elapsed: isIdle ? lastEventAt : now)
     }
 
     /// Adds (`sign` 1) or takes away (-1) a row's share of the batch figures.
