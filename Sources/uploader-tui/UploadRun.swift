@@ -75,7 +75,7 @@ struct UploadRun {
         // engine's stop (issue 6: about 3 ms of every run's tail).
         let whenIdle = { (counts: PhaseCounts) -> Void in journal?.beginClose(counts: counts) }
         if plan.headless {
-            await runHeadless(session, skipping: done, whenIdle: whenIdle)
+            await runHeadless(session, total: items.count, skipping: done, whenIdle: whenIdle)
         } else {
             await session.start(skipping: done)
             let configuration = TUIConfiguration(
@@ -96,7 +96,7 @@ struct UploadRun {
             } catch {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
-                await runHeadless(session, skipping: done, whenIdle: whenIdle)
+                await runHeadless(session, total: items.count, skipping: done, whenIdle: whenIdle)
             }
         }
         let snapshot = await session.snapshot()
@@ -142,13 +142,13 @@ struct UploadRun {
         }
     }
 
-    /// Runs the batch with the headless reporter; `whenIdle` gets the final counts as soon as nothing is left.
+    /// Runs the batch of `total` files with the headless reporter; `whenIdle` gets the final counts as soon as
+    /// nothing is left.
     private func runHeadless(
-        _ session: UploadSession, skipping done: Set<Int>, whenIdle: (PhaseCounts) -> Void
+        _ session: UploadSession, total: Int, skipping done: Set<Int>, whenIdle: (PhaseCounts) -> Void
     ) async {
         let reporter = HeadlessReporter(json: plan.json)
         for note in plan.notes { await reporter.note(note) }
-        let total = plan.items.count
         // The reporter runs where the session's requests do (the curl threads), so an event costs no thread switch.
         let executor = session.taskExecutor
         let events = Task(executorPreference: executor) {
