@@ -118,10 +118,8 @@ public actor HeadlessReporter {
         lastProgressLine = now
         let p = snapshot.progress
         let percent = Int(p.fraction * 100)
-        // Once every byte is out, rate and ETA say nothing (the screen drops them too): the server is the one working.
-        let sending = p.counts.pending > 0 && p.fraction < 1
-        let rate = sending ? ", " + Format.rate(p.bytesPerSecond) : ""
-        let eta = sending ? p.eta.map { ", ETA " + Format.duration($0) } ?? "" : ""
+        let rate = p.isSending ? ", " + Format.rate(p.bytesPerSecond) : ""
+        let eta = p.isSending ? p.eta.map { ", ETA " + Format.duration($0) } ?? "" : ""
         let state = snapshot.toast == .modeling ? "server processing" : "uploading"
         output.standardError(
             "\(state): \(p.counts.done)/\(p.counts.total) files done, \(Format.bytes(p.bytesSent)) of "

@@ -25,16 +25,8 @@ struct UploaderCommand: AsyncParsableCommand {
         var parsed: any ParsableCommand
         do {
             parsed = try parseAsRoot()
-            // `--help`, `-h` and `help [command]` parse to ArgumentParser's help command, whose `run` throws the
-            // request for the right command's help.
-            if !(parsed is UploadCommand || parsed is DeleteCommand || parsed is HistoryCommand) { try parsed.run() }
         } catch {
-            if exitCode(for: error) == .success {
-                print(fullMessage(for: error))
-                ProcessExit.now(0)
-            }
-            FileHandle.standardError.write(Data("uploader-tui: \(message(for: error))\n".utf8))
-            ProcessExit.now(ExitStatus.usage.rawValue)
+            exit(parsing: error)
         }
         let status: ExitStatus
         do {
@@ -48,7 +40,9 @@ struct UploaderCommand: AsyncParsableCommand {
                 journal.skip()
                 status = try history.execute()
             default:
-                print(helpMessage())
+                // `--help`, `-h` and `help [command]` parse to ArgumentParser's help command, whose `run` throws the
+                // request for the right command's help.
+                do { try parsed.run() } catch { exit(parsing: error) }
                 status = .usage
             }
         } catch {
@@ -56,5 +50,15 @@ struct UploaderCommand: AsyncParsableCommand {
             status = error is UsageError ? .usage : .nothingToUpload
         }
         ProcessExit.now(status.rawValue)
+    }
+
+    /// Prints what ArgumentParser asked for (help, the version) and exits 0, or names the usage error and exits 2.
+    private static func exit(parsing error: any Error) -> Never {
+        if exitCode(for: error) == .success {
+            print(fullMessage(for: error))
+            ProcessExit.now(0)
+        }
+        FileHandle.standardError.write(Data("uploader-tui: \(message(for: error))\n".utf8))
+        ProcessExit.now(ExitStatus.usage.rawValue)
     }
 }

@@ -77,4 +77,7 @@ public struct BatchProgress: Sendable, Equatable {
     public var fraction: Double {
         bytesTotal > 0 ? min(1, Double(bytesSent) / Double(bytesTotal)) : (counts.pending == 0 ? 1 : 0)
     }
+
+    /// Bytes are still to be sent. Once every byte is out, rate and ETA say nothing: the server is the one working.
+    public var isSending: Bool { counts.pending > 0 && fraction < 1 }
 }

@@ -149,11 +149,10 @@ public struct ScreenRenderer: Sendable {
         let sent = Formatting.bytes(progress.bytesSent)
         let total = Formatting.bytes(progress.bytesTotal)
         let rate = Formatting.rate(progress.bytesPerSecond, dash: glyphs.dash)
-        // Once every byte is out, rate and ETA say nothing: the server is the one working.
-        let finished = progress.counts.pending == 0 || progress.fraction >= 1
-        let eta = finished ? nil : "ETA " + (progress.eta.map(Formatting.duration) ?? glyphs.dash)
+        let eta = progress.isSending ? "ETA " + (progress.eta.map(Formatting.duration) ?? glyphs.dash) : nil
         let candidates: [String] = [
-            [percent, "\(sent) of \(total)", finished ? nil : rate, eta].compactMap { $0 }.joined(separator: "  "),
+            [percent, "\(sent) of \(total)", progress.isSending ? rate : nil, eta].compactMap { $0 }
+                .joined(separator: "  "),
             [percent, "\(sent)/\(total)", eta].compactMap { $0 }.joined(separator: "  "),
             [percent, eta].compactMap { $0 }.joined(separator: "  "),
             percent,
