@@ -58,6 +58,19 @@ public actor HeadlessReporter {
         flush()
     }
 
+    /// Says once that the batch stops, and how many uploads it lets finish.
+    public func stopping(_ snapshot: UploadSnapshot) {
+        let active = snapshot.progress.counts.active
+        if active == 0 || snapshot.isIdle {
+            output.standardError("stopping: nothing in flight")
+        } else {
+            let uploads = active == 1 ? "1 upload" : "\(active) uploads"
+            let limit = snapshot.stopping?.graceLeft.map { " (at most " + Format.duration($0) + ")" } ?? ""
+            output.standardError("finishing \(uploads)\(limit) — Ctrl-C again to abort")
+        }
+        flush()
+    }
+
     /// Writes the lines held back.
     private func flush() {
         lastFlush = clock.now
@@ -86,7 +99,8 @@ public actor HeadlessReporter {
             output.standardError("[\(finished)/\(total)] cancelled \(name)")
         case .skipped:
             finished += 1
-            output.standardError("[\(finished)/\(total)] skipped   \(name) (already uploaded)")
+            let reason = Sanitizer.displayName(file.skipReason ?? "already uploaded")
+            output.standardError("[\(finished)/\(total)] skipped   \(name) (\(reason))")
         case .retrying:
             let cause = file.error?.summary ?? "error"
             output.standardError("retrying  \(name) after attempt \(file.attempt): \(cause)")
@@ -175,6 +189,7 @@ public actor HeadlessReporter {
         }
         line.add("location", file.result?.location)
         line.add("error", file.error.map { $0.forFile(file.name).description })
+        if let reason = file.skipReason { line.add("reason", reason) }
         line.add("attempt", file.attempt)
         line.add("destination", file.destination)
         line.add("ts", Self.timestamp())

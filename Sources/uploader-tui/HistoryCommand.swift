@@ -14,12 +14,12 @@ struct HistoryCommand: ParsableCommand {
             "The journal (default $XDG_STATE_HOME/uploader-tui/journal.sqlite).", valueName: "path"))
     var journal: String?
 
-    @Option(help: "Runs to list, newest first.")
+    @Option(parsing: .unconditional, help: "Runs to list, newest first.")
     var limit = 10
 
     /// Prints one block per run; exit 2 when the journal cannot be read.
     func execute() throws -> ExitStatus {
-        guard limit >= 1 else { throw UsageError(description: "--limit must be 1 or more") }
+        guard limit >= 1 else { throw UsageError(description: "--limit takes a number of runs, 1 or more, not \(limit)") }
         let path = FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: ProcessInfo.processInfo.environment))
         guard FileManager.default.fileExists(atPath: path) else {
             print("no runs yet (no journal at \(Sanitizer.displayName(path)))")

@@ -38,7 +38,8 @@ struct UploadCommand: ParsableCommand {
             "With --presign: the mediaType sent for every file (picks the storage prefix).", valueName: "type"))
     var mediaType: String?
 
-    @Option(help: "With --presign: files per presign request.")
+    // `.unconditional` on numbers: `--retries -2` is a value to refuse with a message, not a flag that is missing.
+    @Option(parsing: .unconditional, help: "With --presign: files per presign request.")
     var presignBatch = 100
 
     @Option(
@@ -93,13 +94,15 @@ struct UploadCommand: ParsableCommand {
     @Flag(help: "Upload only the files that failed last time to this destination.")
     var retryFailed = false
 
-    @Option(help: "Requests in flight at once (1-64).")
+    @Option(parsing: .unconditional, help: "Requests in flight at once (1-64).")
     var concurrency = 4
 
-    @Option(help: "Retries per file for connection errors, timeouts, 408, 429 and 5xx.")
+    @Option(parsing: .unconditional, help: "Retries per file for connection errors, timeouts, 408, 429 and 5xx.")
     var retries = 5
 
-    @Option(help: ArgumentHelp("Abort and retry a transfer that sends nothing for this many seconds.", valueName: "s"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Abort and retry a transfer that sends nothing for this many seconds.", valueName: "s"))
     var stallTimeout = 30.0
 
     @Option(
@@ -112,6 +115,11 @@ struct UploadCommand: ParsableCommand {
 
     @Flag(help: "Include hidden files and folders (names starting with '.').")
     var hidden = false
+
+    @Flag(
+        name: [.customShort("L"), .long],
+        help: "Follow symbolic links inside folders (skipped by default, each named with its target).")
+    var followSymlinks = false
 
     @Flag(
         name: .customLong("no-tui"),
@@ -129,4 +137,18 @@ struct UploadCommand: ParsableCommand {
 
     @Flag(help: "Cancel the rest of the batch at the first failure.")
     var failFast = false
+
+    @Flag(
+        help: """
+            Send no Idempotency-Key header (for servers that refuse unknown headers). The key lets a server answer \
+            a repeated request with its first result instead of storing the files again.
+            """)
+    var noIdempotencyKey = false
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "After Ctrl-C, q or C: seconds the uploads in flight get to finish before they are aborted.",
+            valueName: "s"))
+    var grace = 10.0
 }

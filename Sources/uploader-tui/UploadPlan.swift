@@ -65,8 +65,12 @@ extension UploadCommand {
             }
             return FormField(name: String(pair[..<eq]), value: String(pair[pair.index(after: eq)...]))
         }
-        guard (1...64).contains(concurrency) else { throw UsageError(description: "--concurrency must be 1 to 64") }
-        guard retries >= 0 else { throw UsageError(description: "--retries must be 0 or more") }
+        guard (1...64).contains(concurrency) else {
+            throw UsageError(description: "--concurrency takes a number of requests from 1 to 64, not \(concurrency)")
+        }
+        guard retries >= 0 else {
+            throw UsageError(description: "--retries takes a number of retries, 0 or more, not \(retries)")
+        }
         let batchSize: Int
         if batch == "all" {
             batchSize = Int.max
@@ -102,7 +106,12 @@ extension UploadCommand {
         // With a token source and no token yet, the first request fetches one; "" marks requests that carry it.
         let carried = bearer ?? (tokenSource == nil ? nil : "")
         guard stallTimeout >= 0, stallTimeout.isFinite else {
-            throw UsageError(description: "--stall-timeout takes seconds (0 switches it off)")
+            throw UsageError(
+                description: "--stall-timeout takes seconds, 0 or more (0 switches it off), not \(Self.number(stallTimeout))")
+        }
+        guard grace >= 0, grace.isFinite else {
+            throw UsageError(
+                description: "--grace takes seconds, 0 or more (0 aborts at once), not \(Self.number(grace))")
         }
         if retryFailed, noResume {
             throw UsageError(description: "--retry-failed needs the journal; drop --no-resume")
@@ -121,13 +130,16 @@ extension UploadCommand {
             destination = .planner(
                 MultipartPlanner(
                     url: target, fileField: field, fields: fields, headers: headers, token: carried,
-                    batchSize: batchSize))
+                    batchSize: batchSize, idempotencyKeys: !noIdempotencyKey))
         case (nil, let url?, nil):
             target = try Self.validate(url: url, option: "--put")
-            destination = .planner(PutPlanner(baseURL: target, headers: headers, token: carried))
+            destination = .planner(
+                PutPlanner(baseURL: target, headers: headers, token: carried, idempotencyKeys: !noIdempotencyKey))
         case (nil, nil, let url?):
             target = try Self.validate(url: url, option: "--presign")
-            guard presignBatch >= 1 else { throw UsageError(description: "--presign-batch must be 1 or more") }
+            guard presignBatch >= 1 else {
+                throw UsageError(description: "--presign-batch takes a number of files, 1 or more, not \(presignBatch)")
+            }
             destination = .presign(
                 endpoint: target, token: carried, headers: headers, mediaType: mediaType, batch: presignBatch)
         case (nil, nil, nil):
@@ -156,7 +168,7 @@ extension UploadCommand {
         }
         let scan: FileScanner.Result
         do {
-            scan = try FileScanner(recursive: recursive, includeHidden: hidden).scan(paths)
+            scan = try FileScanner(recursive: recursive, includeHidden: hidden, followSymlinks: followSymlinks).scan(paths)
         } catch {
             journalOpening?.abandon()
             throw UsageError(description: error.description)
@@ -173,7 +185,7 @@ extension UploadCommand {
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
-                tokenRefreshes: tokenSource == nil ? 0 : 2),
+                tokenRefreshes: tokenSource == nil ? 0 : 2, grace: .milliseconds(Int64(grace * 1000))),
             engineOptions: CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout),
             headless: headless, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers)
@@ -190,15 +202,17 @@ extension UploadCommand {
         return try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: concurrency)
     }
 
-    /// Accepts absolute http(s) URLs with a host; anything else is a usage error.
+    /// `-1` rather than `-1.0`, for messages.
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// Accepts absolute http(s) URLs with a host, a port in range and nothing left to percent-encode; anything else
+    /// is a usage error naming the option.
     static func validate(url: String, option: String) throws -> String {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
-        else {
+        if let problem = URLCheck.problem(url) {
             throw UsageError(
-                description:
-                    "\(option): invalid URL '\(Sanitizer.displayName(Redactor.url(url)))' (expected http:// or https://)"
-            )
+                description: "\(option): invalid URL '\(Sanitizer.displayName(Redactor.url(url)))': \(problem)")
         }
         return url
     }

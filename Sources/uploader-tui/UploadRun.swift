@@ -59,10 +59,22 @@ struct UploadRun {
         let session = UploadSession(
             items: items, planner: planner, transport: transport, configuration: plan.configuration, journal: journal)
         let screen = Mutex<Task<TUIOutcome, any Error>?>(nil)
+        let reporter = HeadlessReporter(json: plan.json)
+        let headless = plan.headless
+        let closeScreen: @Sendable () -> Void = { screen.withLock { $0?.cancel() } }
+        // The first signal stops gracefully (issue 15): nothing new starts, the transfers in flight get the grace
+        // period, so what reached the server is recorded done instead of being sent again by the next run.
         let interrupts = InterruptWatcher(
-            onFirst: {
-                screen.withLock { $0?.cancel() }
-                Task { await session.handle(.cancelAll) }
+            signals: headless ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP],
+            onFirst: { signal in
+                // A hung-up terminal cannot show the screen; otherwise it shows the stop until the batch is idle.
+                if signal == SIGHUP { closeScreen() }
+                Task {
+                    await session.handle(.stop)
+                    if headless { await reporter.stopping(await session.snapshot()) }
+                    await session.waitUntilIdle()
+                    closeScreen()
+                }
             },
             beforeExit: {
                 // A second signal exits at once, but not before what is recorded is on disk.
@@ -75,7 +87,7 @@ struct UploadRun {
         // engine's stop (issue 6: about 3 ms of every run's tail).
         let whenIdle = { (counts: PhaseCounts) -> Void in journal?.beginClose(counts: counts) }
         if plan.headless {
-            await runHeadless(session, total: items.count, skipping: done, whenIdle: whenIdle)
+            await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)
         } else {
             await session.start(skipping: done)
             let configuration = TUIConfiguration(
@@ -87,7 +99,8 @@ struct UploadRun {
             }
             screen.withLock { $0 = task }
             do {
-                if try await task.value == .quitEarly { await session.handle(.cancelAll) }
+                // The screen left with uploads pending (its terminal went away): stop as a signal would.
+                if try await task.value == .quitEarly { await session.handle(.stop) }
                 await session.waitUntilIdle()
                 let snapshot = await session.snapshot()
                 whenIdle(snapshot.progress.counts)
@@ -96,7 +109,7 @@ struct UploadRun {
             } catch {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
-                await runHeadless(session, total: items.count, skipping: done, whenIdle: whenIdle)
+                await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)
             }
         }
         let snapshot = await session.snapshot()
@@ -145,9 +158,9 @@ struct UploadRun {
     /// Runs the batch of `total` files with the headless reporter; `whenIdle` gets the final counts as soon as
     /// nothing is left.
     private func runHeadless(
-        _ session: UploadSession, total: Int, skipping done: Set<Int>, whenIdle: (PhaseCounts) -> Void
+        _ session: UploadSession, reporter: HeadlessReporter, total: Int, skipping done: Set<Int>,
+        whenIdle: (PhaseCounts) -> Void
     ) async {
-        let reporter = HeadlessReporter(json: plan.json)
         for note in plan.notes { await reporter.note(note) }
         // The reporter runs where the session's requests do (the curl threads), so an event costs no thread switch.
         let executor = session.taskExecutor
@@ -180,21 +193,24 @@ struct UploadRun {
     }
 }
 
-/// SIGINT/SIGTERM: the first asks the run to stop (cancel in flight, report, exit 130); a second exits at once.
+/// SIGINT/SIGTERM (and SIGHUP of a run with a screen): the first asks the run to stop (finish what is in flight,
+/// report, exit 130); a second exits at once.
 final class InterruptWatcher: @unchecked Sendable {
-    // @unchecked: `count` is touched only on `queue`, where both signal handlers run.
+    // @unchecked: `count` is touched only on `queue`, where every signal handler runs.
     private let queue = DispatchQueue(label: "uploader-tui.signals")
     private var sources: [any DispatchSourceSignal] = []
     private var count = 0
 
-    init(onFirst: @escaping @Sendable () -> Void, beforeExit: @escaping @Sendable () -> Void) {
-        for signalNumber in [SIGINT, SIGTERM] {
+    init(
+        signals: [Int32], onFirst: @escaping @Sendable (Int32) -> Void, beforeExit: @escaping @Sendable () -> Void
+    ) {
+        for signalNumber in signals {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
             source.setEventHandler { [unowned self] in
                 count += 1
                 if count == 1 {
-                    onFirst()
+                    onFirst(signalNumber)
                 } else {
                     beforeExit()
                     ProcessExit.now(ExitStatus.interrupted.rawValue)

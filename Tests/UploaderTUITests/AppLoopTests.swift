@@ -8,11 +8,14 @@ import UploadDomain
 private final class ScriptedController: UploadController {
     private let state: Mutex<(snapshots: [UploadSnapshot], commands: [UploadCommand])>
     private let idleAtOnce: Bool
+    private let afterStop: UploadSnapshot?
 
-    /// `idleAtOnce`: `waitUntilIdle` returns at once; otherwise it waits until the loop cancels it.
-    init(_ snapshots: [UploadSnapshot], idleAtOnce: Bool = false) {
+    /// `idleAtOnce`: `waitUntilIdle` returns at once; otherwise it waits until the loop cancels it. `afterStop`: the
+    /// snapshot served from a `stop` on.
+    init(_ snapshots: [UploadSnapshot], idleAtOnce: Bool = false, afterStop: UploadSnapshot? = nil) {
         state = Mutex((snapshots, []))
         self.idleAtOnce = idleAtOnce
+        self.afterStop = afterStop
     }
 
     func waitUntilIdle() async {
@@ -28,7 +31,10 @@ private final class ScriptedController: UploadController {
     }
 
     func handle(_ command: UploadCommand) async {
-        state.withLock { $0.commands.append(command) }
+        state.withLock { state in
+            state.commands.append(command)
+            if command == .stop, let afterStop { state.snapshots = [afterStop] }
+        }
     }
 
     var commands: [UploadCommand] { state.withLock { $0.commands } }
@@ -53,9 +59,11 @@ struct AppLoopTests {
     let size = TerminalSize(cols: 100, rows: 30)
     let configuration = TUIConfiguration(source: "~/Pictures/pet", destination: "api.example.com/ai/images/42")
 
-    @Test("a key script sends commands, quits after y, and closes the terminal")
+    @Test("a key script sends commands, stops after q y, leaves once the batch is idle, and closes the terminal")
     func keyScript() async {
-        let controller = ScriptedController([Fixtures.uploading])
+        var stopped = Fixtures.fail
+        stopped.stopping = StopState(graceLeft: nil)
+        let controller = ScriptedController([Fixtures.uploading], afterStop: stopped)
         let terminal = InMemoryTerminal(size: size)
         terminal.send([
             .tick, .key(.down), .key(.down), .key(.character("c")), .key(.character("+")), .key(.character("q")),
@@ -63,10 +71,23 @@ struct AppLoopTests {
         ])
         let outcome = await TUIApp.run(
             controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
-        #expect(outcome == .quitEarly)
-        #expect(controller.commands == [.cancel(fileID: 2), .setConcurrency(5)])
+        #expect(outcome == .finished)
+        #expect(controller.commands == [.cancel(fileID: 2), .setConcurrency(5), .stop])
         #expect(terminal.isClosed)
-        #expect(terminal.screen.text.contains("Uploading images"))
+        #expect(terminal.screen.text.contains("Upload failed"))
+    }
+
+    @Test("while stopping, the toast says how many uploads finish and how to abort; q aborts and leaves")
+    func stoppingScreen() async {
+        let controller = ScriptedController([Fixtures.stopping])
+        let terminal = InMemoryTerminal(size: size)
+        terminal.send([.tick, .key(.character("q"))])
+        let outcome = await TUIApp.run(
+            controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        #expect(outcome == .quitEarly)
+        #expect(controller.commands == [.cancelAll])
+        #expect(terminal.screen.text.contains("Finishing 4 uploads — Ctrl-C again to abort"))
+        #expect(terminal.screen.text.contains("Nothing new starts · 0:07 left, then they are aborted"))
     }
 
     @Test("the first flush writes every row, later ones only the rows that changed")
@@ -77,7 +98,8 @@ struct AppLoopTests {
         later = Fixtures.snapshot(later.files, rate: Fixtures.uploading.progress.bytesPerSecond, eta: .seconds(9))
         let controller = ScriptedController([Fixtures.uploading, Fixtures.uploading, later])
         let terminal = InMemoryTerminal(size: size)
-        terminal.send([.tick, .tick, .key(.character("q")), .key(.character("y"))])
+        terminal.send([.tick, .tick])
+        terminal.finishEvents()
         _ = await TUIApp.run(
             controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
         let writes = terminal.writes

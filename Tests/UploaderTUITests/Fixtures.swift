@@ -86,6 +86,13 @@ enum Fixtures {
     }
 
     /// Every file answered.
+    /// `uploading` after the first Ctrl-C: the transfers in flight finish, 7 s left.
+    static var stopping: UploadSnapshot {
+        var snapshot = uploading
+        snapshot.stopping = StopState(graceLeft: .seconds(7))
+        return snapshot
+    }
+
     static var done: UploadSnapshot {
         snapshot(
             (0..<8).map {

@@ -89,7 +89,13 @@ struct KeyMapTests {
         script.play([.key(.character("C")), .key(.escape)], Fixtures.uploading)
         #expect(script.commands.isEmpty)
         script.play(keys("Cy"), Fixtures.uploading)
-        #expect(script.commands == [.cancelAll])
+        // C stops gracefully: the queued files are cancelled, those in flight finish.
+        #expect(script.commands == [.stop])
+        #expect(script.state.prompt == nil)
+        #expect(!script.state.quitWhenIdle)
+        // Once stopping, C aborts at once, without asking again.
+        script.play(keys("C"), Fixtures.stopping)
+        #expect(script.commands == [.stop, .cancelAll])
         #expect(script.state.prompt == nil)
     }
 
@@ -128,7 +134,7 @@ struct KeyMapTests {
         #expect(script.state.pane == .list)
     }
 
-    @Test("q quits at once when idle and asks while transfers are active")
+    @Test("q quits at once when idle; while transfers are active it asks, y stops and quits once idle, q aborts")
     func quit() {
         var script = Script()
         script.play(keys("q"), Fixtures.done)
@@ -140,6 +146,11 @@ struct KeyMapTests {
         script.play(keys("x"), Fixtures.uploading)
         #expect(script.effects.isEmpty && script.state.prompt == nil)
         script.play(keys("qy"), Fixtures.uploading)
+        #expect(script.effects.isEmpty)
+        #expect(script.commands == [.stop])
+        #expect(script.state.quitWhenIdle)
+        script.play(keys("q"), Fixtures.stopping)
+        #expect(script.commands == [.stop, .cancelAll])
         #expect(script.effects == [.quit])
     }
 

@@ -46,7 +46,7 @@ struct ScreenRendererTests {
         #expect(texts["uploading"]!.contains("Uploading images"))
         #expect(texts["modeling"]!.contains("Server is processing"))
         #expect(texts["done"]!.contains("✔ Upload complete"))
-        #expect(texts["fail"]!.contains("Upload failed — press r to retry failed files"))
+        #expect(texts["fail"]!.contains("Upload failed — press R to retry every failed file"))
         #expect(!texts["done"]!.contains("Quitting now"))
     }
 

@@ -18,11 +18,15 @@ public struct FileScanner: Sendable {
 
     public var recursive: Bool
     public var includeHidden: Bool
+    /// Follow symbolic links met in folders (`-L`); otherwise each is an item skipped with its reason, so a link to
+    /// `~/.ssh/id_ed25519` in a photo folder is never sent (issue 15).
+    public var followSymlinks: Bool
 
     /// Creates a scanner.
-    public init(recursive: Bool = false, includeHidden: Bool = false) {
+    public init(recursive: Bool = false, includeHidden: Bool = false, followSymlinks: Bool = false) {
         self.recursive = recursive
         self.includeHidden = includeHidden
+        self.followSymlinks = followSymlinks
     }
 
     /// Scans the arguments in order; items keep that order (folders sorted by name).
@@ -30,6 +34,7 @@ public struct FileScanner: Sendable {
     public func scan(_ arguments: [String]) throws(ScanError) -> Result {
         var found: [Found] = []
         var notes: [String] = []
+        var links = Links()
         for argument in arguments {
             let absolute = Self.absolute(argument)
             var info = stat()
@@ -43,7 +48,8 @@ public struct FileScanner: Sendable {
                         absolute, in: AT_FDCWD, path: absolute, relative: (absolute as NSString).lastPathComponent))
             case S_IFDIR:
                 var visited: Set<FolderID> = []
-                walk(absolute, relative: "", visited: &visited, into: &found, notes: &notes)
+                links.roots.append(Self.resolved(absolute))
+                walk(absolute, relative: "", visited: &visited, into: &found, notes: &notes, links: &links)
             default:
                 throw ScanError(path: argument, reason: "not a regular file or folder")
             }
@@ -52,6 +58,13 @@ public struct FileScanner: Sendable {
         var items: [UploadItem] = []
         for entry in found where seen.insert(entry.path).inserted {
             items.append(entry.item(id: items.count))
+        }
+        let outside = links.followed.filter { target in
+            !links.roots.contains { target == $0 || target.hasPrefix($0 == "/" ? "/" : $0 + "/") }
+        }
+        if !outside.isEmpty {
+            let count = outside.count == 1 ? "1 followed link points" : "\(outside.count) followed links point"
+            notes.append("\(count) outside the folders given (-L)")
         }
         return Result(items: items, notes: notes)
     }
@@ -65,12 +78,20 @@ public struct FileScanner: Sendable {
         var modified = 0.0
         var header: [UInt8] = []
         var failure: String?
+        var skipReason: String?
 
         func item(id: Int) -> UploadItem {
             UploadItem(
                 id: id, path: path, relativePath: relative, size: size, modified: modified,
-                contentType: MediaType.detect(header: header, name: relative), unreadableReason: failure)
+                contentType: MediaType.detect(header: header, name: relative), unreadableReason: failure,
+                skipReason: skipReason)
         }
+    }
+
+    /// The folders given and the targets of the links followed in them, to say how many lead outside.
+    private struct Links {
+        var roots: [String] = []
+        var followed: [String] = []
     }
 
     /// A folder's identity, to walk each folder once however many links lead to it.
@@ -81,7 +102,7 @@ public struct FileScanner: Sendable {
 
     private func walk(
         _ folder: String, relative: String, visited: inout Set<FolderID>, into found: inout [Found],
-        notes: inout [String]
+        notes: inout [String], links: inout Links
     ) {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         var info = stat()
@@ -112,19 +133,30 @@ public struct FileScanner: Sendable {
             let rel = relative.isEmpty ? name : relative + "/" + name
             var kind = Self.kind(ofEntryType: type)
             if kind == nil {
-                // Followed as `stat` follows it.
+                guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                    found.append(Self.failed(path, relative: rel, String(cString: strerror(errno))))
+                    continue
+                }
+                kind = info.st_mode & S_IFMT
+            }
+            if kind == S_IFLNK {
+                guard followSymlinks else {
+                    found.append(Self.unfollowed(name, in: descriptor, path: path, relative: rel))
+                    continue
+                }
                 guard fstatat(descriptor, name, &info, 0) == 0 else {
                     found.append(Self.failed(path, relative: rel, String(cString: strerror(errno))))
                     continue
                 }
                 kind = info.st_mode & S_IFMT
+                links.followed.append(Self.resolved(path))
             }
             switch kind {
             case S_IFREG:
                 found.append(Self.probe(name, in: descriptor, path: path, relative: rel))
             case S_IFDIR:
                 if recursive {
-                    walk(path, relative: rel, visited: &visited, into: &found, notes: &notes)
+                    walk(path, relative: rel, visited: &visited, into: &found, notes: &notes, links: &links)
                 } else {
                     notes.append("\(Sanitizer.displayName(rel))/: folder not uploaded (use --recursive)")
                 }
@@ -134,10 +166,26 @@ public struct FileScanner: Sendable {
         }
     }
 
-    /// The file type `readdir` gave (as `st_mode` bits, like `DTTOIF`), or nil when only `stat` can tell: a link,
-    /// or a file system that does not say.
+    /// The file type `readdir` gave (as `st_mode` bits, like `DTTOIF`), or nil when only `lstat` can tell.
     private static func kind(ofEntryType type: Int32) -> mode_t? {
-        type == DT_LNK || type == DT_UNKNOWN ? nil : mode_t(type) << 12
+        type == DT_UNKNOWN ? nil : mode_t(type) << 12
+    }
+
+    /// A link that is not followed: an item skipped with the reason, naming where the link points.
+    private static func unfollowed(_ name: String, in folder: Int32, path: String, relative: String) -> Found {
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlinkat(folder, name, &target, target.count - 1)
+        let destination = count >= 0 ? String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        var found = Found(path: path, relative: relative)
+        found.skipReason = "symbolic link to \(destination), not followed (-L follows links)"
+        return found
+    }
+
+    /// `path` with every link resolved, or as it is when that fails.
+    private static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// Size, modification time and first bytes of the regular file `name` in the folder open as `folder`.

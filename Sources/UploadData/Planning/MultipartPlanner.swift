@@ -9,13 +9,17 @@ public struct MultipartPlanner: RequestPlanner {
     public let headers: [HTTPHeader]
     public let token: String?
     public let batchSize: Int
+    /// Send an `Idempotency-Key` with each request (off for servers that refuse unknown headers).
+    public let idempotencyKeys: Bool
     private let redactedURL: String
 
     /// Creates a planner.
     public init(
-        url: String, fileField: String, fields: [FormField], headers: [HTTPHeader], token: String?, batchSize: Int
+        url: String, fileField: String, fields: [FormField], headers: [HTTPHeader], token: String?, batchSize: Int,
+        idempotencyKeys: Bool = true
     ) {
         self.url = url
+        self.idempotencyKeys = idempotencyKeys
         self.fileField = fileField
         self.fields = fields
         self.headers = headers
@@ -28,7 +32,7 @@ public struct MultipartPlanner: RequestPlanner {
 
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         TransferRequest(
-            method: .post, url: url, headers: headers, bearerToken: token,
+            method: .post, url: url, headers: requestHeaders(items), bearerToken: token,
             body: .multipart(fields: fields, fileField: fileField, files: items))
     }
 
@@ -42,9 +46,13 @@ public struct MultipartPlanner: RequestPlanner {
         let safeName = item.relativePath.replacingOccurrences(of: "\"", with: "%22")
         args.append(
             "-F " + ShellQuote.quote("\(fileField)=@\(item.path);type=\(item.contentType);filename=\"\(safeName)\""))
-        args += ShellQuote.headerArguments(headers, hasToken: token != nil)
+        args += ShellQuote.headerArguments(requestHeaders([item]), hasToken: token != nil)
         args.append(ShellQuote.quote(Redactor.url(url)))
         return args.joined(separator: " ")
+    }
+
+    private func requestHeaders(_ items: [UploadItem]) -> [HTTPHeader] {
+        idempotencyKeys ? IdempotencyKey.adding(to: headers, url: url, items: items) : headers
     }
 }
 

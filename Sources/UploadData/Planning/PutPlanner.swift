@@ -7,10 +7,13 @@ public struct PutPlanner: RequestPlanner {
     public let headers: [HTTPHeader]
     public let token: String?
     public var batchSize: Int { 1 }
+    /// Send an `Idempotency-Key` with each request (off for servers that refuse unknown headers).
+    public let idempotencyKeys: Bool
 
     /// Creates a planner; a missing trailing slash on `baseURL` is added.
-    public init(baseURL: String, headers: [HTTPHeader], token: String?) {
+    public init(baseURL: String, headers: [HTTPHeader], token: String?, idempotencyKeys: Bool = true) {
         self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        self.idempotencyKeys = idempotencyKeys
         self.headers = headers
         self.token = token
     }
@@ -29,7 +32,7 @@ public struct PutPlanner: RequestPlanner {
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         let item = items[0]
         return TransferRequest(
-            method: .put, url: url(for: item), headers: headers, bearerToken: token,
+            method: .put, url: url(for: item), headers: requestHeaders(item), bearerToken: token,
             body: .file(item, contentType: item.contentType))
     }
 
@@ -40,8 +43,12 @@ public struct PutPlanner: RequestPlanner {
     public func curlCommand(for item: UploadItem) -> String {
         var args = ["curl", "--fail-with-body", "-T", ShellQuote.quote(item.path)]
         args.append("-H " + ShellQuote.quote("Content-Type: \(item.contentType)"))
-        args += ShellQuote.headerArguments(headers, hasToken: token != nil)
+        args += ShellQuote.headerArguments(requestHeaders(item), hasToken: token != nil)
         args.append(ShellQuote.quote(Redactor.url(url(for: item))))
         return args.joined(separator: " ")
+    }
+
+    private func requestHeaders(_ item: UploadItem) -> [HTTPHeader] {
+        idempotencyKeys ? IdempotencyKey.adding(to: headers, url: url(for: item), items: [item]) : headers
     }
 }

@@ -14,11 +14,13 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
     public let contentType: String
     /// Why the file cannot be read, when the scanner already knows; such an item fails without a request.
     public let unreadableReason: String?
+    /// Why the file is not uploaded at all (a symbolic link not followed); such an item ends `skipped`.
+    public let skipReason: String?
 
     /// Creates an item.
     public init(
         id: Int, path: String, relativePath: String, size: Int64, modified: Double, contentType: String,
-        unreadableReason: String? = nil
+        unreadableReason: String? = nil, skipReason: String? = nil
     ) {
         self.id = id
         self.path = path
@@ -27,6 +29,7 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
         self.modified = modified
         self.contentType = contentType
         self.unreadableReason = unreadableReason
+        self.skipReason = skipReason
     }
 }
 
@@ -36,7 +39,8 @@ extension UploadItem {
         items.enumerated().map { index, item in
             UploadItem(
                 id: index, path: item.path, relativePath: item.relativePath, size: item.size, modified: item.modified,
-                contentType: item.contentType, unreadableReason: item.unreadableReason)
+                contentType: item.contentType, unreadableReason: item.unreadableReason,
+                skipReason: item.skipReason)
         }
     }
 }

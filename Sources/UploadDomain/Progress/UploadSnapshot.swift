@@ -9,10 +9,13 @@ public struct UploadSnapshot: Sendable {
     public var isIdle: Bool
     /// Time since the session started; once it is idle, the time it took (to its last file's end).
     public var elapsed: Duration
+    /// Set once the batch was asked to stop (Ctrl-C, `q`): nothing new starts, the transfers in flight finish.
+    public var stopping: StopState?
 
     /// Creates a snapshot.
     public init(
-        files: [FileSnapshot], progress: BatchProgress, toast: Toast, concurrency: Int, isIdle: Bool, elapsed: Duration
+        files: [FileSnapshot], progress: BatchProgress, toast: Toast, concurrency: Int, isIdle: Bool, elapsed: Duration,
+        stopping: StopState? = nil
     ) {
         self.files = files
         self.progress = progress
@@ -20,6 +23,18 @@ public struct UploadSnapshot: Sendable {
         self.concurrency = concurrency
         self.isIdle = isIdle
         self.elapsed = elapsed
+        self.stopping = stopping
+    }
+}
+
+/// A batch winding down after a stop.
+public struct StopState: Sendable, Equatable {
+    /// Time left before the transfers still in flight are aborted; nil when none was in flight at the stop.
+    public var graceLeft: Duration?
+
+    /// Creates a stop state.
+    public init(graceLeft: Duration?) {
+        self.graceLeft = graceLeft
     }
 }
 
@@ -42,6 +57,8 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
     public var httpStatus: Int?
     public var result: UploadResult?
     public var error: UploadError?
+    /// Why a skipped file was not sent ("already uploaded", a link not followed); nil for the others.
+    public var skipReason: String?
 
     /// Creates a row.
     public init(
@@ -49,7 +66,7 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
         size: Int64, sent: Int64,
         phase: UploadPhase,
         attempt: Int, isPaused: Bool = false, bytesPerSecond: Double = 0, httpStatus: Int? = nil,
-        result: UploadResult? = nil, error: UploadError? = nil
+        result: UploadResult? = nil, error: UploadError? = nil, skipReason: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -65,6 +82,7 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
         self.httpStatus = httpStatus
         self.result = result
         self.error = error
+        self.skipReason = skipReason
     }
 
     /// Sent / size, 0...1 (an empty file that is done counts as 1).

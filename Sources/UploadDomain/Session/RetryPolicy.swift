@@ -12,10 +12,12 @@ public struct RetryPolicy: Sendable {
         self.maxDelay = maxDelay
     }
 
-    /// True for failures another attempt may cure: connection errors, timeouts, 408, 429 and 5xx.
+    /// True for failures another attempt may cure: connection errors, timeouts, 408, 429 and 5xx, and a 409 that
+    /// says when to come back (a server still working on an earlier request with the same `Idempotency-Key`).
     public static func isRetryable(_ error: UploadError) -> Bool {
         switch error.code {
         case .connectionFailed, .timedOut, .serverError: return true
+        case .httpStatus(409): return error.retryAfter != nil
         case .httpStatus(let status): return status == 429 || (500...599).contains(status)
         default: return false
         }

@@ -18,7 +18,10 @@ public struct UploadEvent: Sendable {
 /// What a user (keyboard) or a script can ask of a running session.
 public enum UploadCommand: Sendable, Equatable {
     case cancel(fileID: Int)
+    /// Abort everything now: queued files and transfers in flight end cancelled.
     case cancelAll
+    /// Start nothing more and let the transfers in flight finish within the grace period (the first Ctrl-C).
+    case stop
     case retry(fileID: Int)
     case retryAllFailed
     case togglePause(fileID: Int)

@@ -10,16 +10,19 @@ public actor UploadSession {
         public var failFast: Bool
         /// Immediate retries per file after a 401, each with a refreshed token (0 when nothing refreshes it).
         public var tokenRefreshes: Int
+        /// How long the transfers in flight get to finish after `stop` before they are aborted.
+        public var grace: Duration
 
         /// Creates a configuration.
         public init(
             concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false,
-            tokenRefreshes: Int = 0
+            tokenRefreshes: Int = 0, grace: Duration = .seconds(10)
         ) {
             self.concurrency = concurrency
             self.retryPolicy = retryPolicy
             self.failFast = failFast
             self.tokenRefreshes = tokenRefreshes
+            self.grace = grace
         }
     }
 
@@ -74,7 +77,12 @@ public actor UploadSession {
     private var started = false
     /// When the last file event happened: once the batch is idle, its end, which the elapsed time stops at.
     private var lastEventAt: Duration = .zero
+    /// Cancelling everything: a failure now is final.
     private var stopping = false
+    /// Since `stop`: nothing new starts or retries; the transfers in flight finish until `graceEnds`.
+    private var draining = false
+    private var graceEnds: Duration?
+    private var graceTimer: Task<Void, Never>?
 
     /// Creates a session for `items` (already in input order).
     public init(
@@ -108,7 +116,7 @@ public actor UploadSession {
         started = true
         for id in files.indices {
             emit(.queued, id)
-            if alreadyDone.contains(id) {
+            if alreadyDone.contains(id) || files[id].item.skipReason != nil {
                 _ = files[id].machine.skip()
                 emit(.skipped, id)
             } else if let reason = files[id].item.unreadableReason {
@@ -123,6 +131,8 @@ public actor UploadSession {
                 if queue.count - queueHead >= planner.batchSize, slots.available > 0 { pump() }
             }
         }
+        // Stopped before it started (a Ctrl-C during the scan): nothing is sent.
+        if draining { cancelQueued() }
         pump()
         resumeWaitersIfIdle()
     }
@@ -146,9 +156,11 @@ public actor UploadSession {
             stopping = true
             for id in files.indices { cancel(id) }
             stopping = false
-        case .retry(let id): retry(id)
-        case .retryAllFailed:
+        case .stop: stop()
+        case .retry(let id) where !draining: retry(id)
+        case .retryAllFailed where !draining:
             for id in files.indices where files[id].machine.phase == .failed { retry(id) }
+        case .retry, .retryAllFailed: break
         case .togglePause(let id): togglePause(id)
         case .setConcurrency(let n):
             configuration.concurrency = max(1, min(64, n))
@@ -157,13 +169,38 @@ public actor UploadSession {
         }
     }
 
+    /// Starts nothing more: queued files and files waiting to retry end cancelled; those in flight get
+    /// `configuration.grace` to finish, then are aborted. Asked again, it does nothing more (`cancelAll` aborts).
+    private func stop() {
+        guard !draining else { return }
+        draining = true
+        cancelQueued()
+        guard !running.isEmpty else { return resumeWaitersIfIdle() }
+        graceEnds = clock.now + configuration.grace
+        let clock = self.clock
+        let grace = configuration.grace
+        graceTimer = Task(executorPreference: taskExecutor) { [weak self] in
+            guard (try? await clock.sleep(for: grace)) != nil else { return }
+            await self?.handle(.cancelAll)
+        }
+    }
+
+    /// Ends every file that waits for its turn or for a retry as cancelled.
+    private func cancelQueued() {
+        for id in files.indices where files[id].machine.phase == .queued && !files[id].machine.isInFlight {
+            cancel(id)
+        }
+        queue.removeAll()
+        queueHead = 0
+    }
+
     // MARK: - Scheduling
 
     private var isIdle: Bool { queueHead == queue.count && running.isEmpty && retryTimers.isEmpty }
 
     private func pump() {
         // Take the slot first: parts of multipart uploads take slots from other threads.
-        while !stopping, queueHead < queue.count, slots.tryAcquire() {
+        while !stopping, !draining, queueHead < queue.count, slots.tryAcquire() {
             var batch: [Int] = []
             while batch.count < max(1, planner.batchSize), queueHead < queue.count {
                 let id = queue[queueHead]
@@ -269,13 +306,14 @@ public actor UploadSession {
     private func finishFailed(_ id: Int, error: UploadError) {
         changed.insert(id)
         files[id].error = error
-        if !stopping, planner.renewsRequest(after: error, for: files[id].item) {
+        let final = stopping || draining
+        if !final, planner.renewsRequest(after: error, for: files[id].item) {
             apply(files[id].machine.failed(retryAfter: .zero), to: id)
             return
         }
         if error.code == .unauthorized, error.httpStatus == 401, configuration.tokenRefreshes > 0 {
             // The transport has refreshed the token by now (seed 004); retry at once, a limited number of times.
-            if !stopping, files[id].refreshes < configuration.tokenRefreshes {
+            if !final, files[id].refreshes < configuration.tokenRefreshes {
                 files[id].refreshes += 1
                 apply(files[id].machine.failed(retryAfter: .zero), to: id)
                 return
@@ -285,7 +323,7 @@ public actor UploadSession {
         }
         let attempt = files[id].machine.attempt
         let delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
-        apply(files[id].machine.failed(retryAfter: stopping ? nil : delay), to: id)
+        apply(files[id].machine.failed(retryAfter: final ? nil : delay), to: id)
     }
 
     private func apply(_ action: UploadJob.StateMachine.Action, to id: Int) {
@@ -317,6 +355,9 @@ public actor UploadSession {
                 guard (try? await clock.sleep(for: delay)) != nil else { return }
                 await self?.backoffElapsed(id)
             }
+        case .enqueue where draining:
+            // Back in line after a stop (an interrupted transfer): it would never start.
+            apply(files[id].machine.cancel(), to: id)
         case .enqueue:
             queue.append(id)
             pump()
@@ -352,7 +393,10 @@ public actor UploadSession {
     }
 
     private func resumeWaitersIfIdle() {
-        guard isIdle, !idleWaiters.isEmpty else { return }
+        guard isIdle else { return }
+        graceTimer?.cancel()
+        graceTimer = nil
+        guard !idleWaiters.isEmpty else { return }
         let waiters = idleWaiters
         idleWaiters = []
         for waiter in waiters { waiter.resume() }
@@ -410,7 +454,8 @@ public actor UploadSession {
             counts: rowCounts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta)
         return UploadSnapshot(
             files: rows, progress: progress, toast: Toast(progress: progress),
-            concurrency: configuration.concurrency, isIdle: isIdle, elapsed: isIdle ? lastEventAt : now)
+            concurrency: configuration.concurrency, isIdle: isIdle, elapsed: isIdle ? lastEventAt : now,
+            stopping: draining ? StopState(graceLeft: graceEnds.map { max(.zero, $0 - now) }) : nil)
     }
 
     /// Adds (`sign` 1) or takes away (-1) a row's share of the batch figures.
@@ -454,6 +499,6 @@ public actor UploadSession {
             curlCommand: file.curlCommand, size: file.item.size, sent: sent, phase: phase,
             attempt: file.machine.attempt, isPaused: paused,
             bytesPerSecond: rate, httpStatus: file.result?.httpStatus ?? file.error?.httpStatus, result: file.result,
-            error: file.error)
+            error: file.error, skipReason: phase == .skipped ? file.item.skipReason ?? "already uploaded" : nil)
     }
 }

@@ -69,7 +69,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             if update.effect == .quit {
                 return Self.outcome(snapshot)
             }
-            if exitWhenDone, snapshot.isIdle { return finish() }
+            if exitWhenDone || ui.quitWhenIdle, snapshot.isIdle { return finish() }
             if case .resize = event { flusher.invalidate() }
             flushIfDue(force: false)
             if Task.isCancelled { break }

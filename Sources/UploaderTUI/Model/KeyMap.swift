@@ -54,8 +54,10 @@ public enum KeyMap {
         state.prompt = nil
         guard key == .character("y") || key == .character("Y") else { return Update(state: state) }
         switch prompt {
-        case .cancelAll: return Update(state: state, commands: [.cancelAll])
-        case .quit: return Update(state: state, effect: .quit)
+        case .cancelAll: return Update(state: state, commands: [.stop])
+        case .quit:
+            state.quitWhenIdle = true
+            return Update(state: state, commands: [.stop])
         }
     }
 
@@ -81,6 +83,8 @@ public enum KeyMap {
             state.pane = .list
         case .character("?"):
             state.pane = state.pane == .help ? .list : .help
+        case .character("q") where snapshot.stopping != nil && !snapshot.isIdle:
+            return Update(state: state, commands: [.cancelAll], effect: .quit)
         case .character("q"):
             if snapshot.progress.counts.pending > 0 {
                 state.prompt = .quit
@@ -91,7 +95,7 @@ public enum KeyMap {
             if let file = selected, file.phase == .failed || file.phase == .cancelled {
                 return Update(state: state, commands: [.retry(fileID: file.id)])
             }
-            // The fail toast says "press r": with nothing retryable selected, r means every failed file.
+            // With nothing retryable selected, r means every failed file, as R does.
             if snapshot.progress.counts.failed > 0 { return Update(state: state, commands: [.retryAllFailed]) }
         case .character("R"):
             if snapshot.progress.counts.failed > 0 { return Update(state: state, commands: [.retryAllFailed]) }
@@ -99,6 +103,8 @@ public enum KeyMap {
             if let file = selected, !file.phase.isFinal {
                 return Update(state: state, commands: [.cancel(fileID: file.id)])
             }
+        case .character("C") where snapshot.stopping != nil:
+            return Update(state: state, commands: [.cancelAll])
         case .character("C"):
             if snapshot.progress.counts.pending > 0 { state.prompt = .cancelAll }
         case .character("p"), .character(" "):

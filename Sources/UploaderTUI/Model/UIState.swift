@@ -26,6 +26,8 @@ public struct UIState: Sendable, Equatable {
     public var scrollTop: Int
     public var pane: Pane
     public var prompt: Prompt?
+    /// The user chose to quit while uploads ran: the screen leaves once those in flight have finished.
+    public var quitWhenIdle = false
 
     /// Creates the state of a fresh screen.
     public init(size: TerminalSize, selected: Int = 0, scrollTop: Int = 0, pane: Pane = .list, prompt: Prompt? = nil) {

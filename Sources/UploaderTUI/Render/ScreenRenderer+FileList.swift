@@ -108,6 +108,10 @@ extension ScreenRenderer {
             let text = glyphs.display("failed " + glyphs.dot + " " + summary)
             let room = (columns.tries > 0 ? triesX - 2 : frame.size.cols - 1) - x
             frame.put(pad(text, room), x: x, y: y, style: style(.red, bold: true))
+        } else if file.phase == .skipped, let reason = file.skipReason {
+            let text = glyphs.display("skipped " + glyphs.dot + " " + Sanitizer.displayName(reason))
+            let room = (columns.tries > 0 ? triesX - 2 : frame.size.cols - 1) - x
+            frame.put(pad(text, room), x: x, y: y, style: style(dim: true))
         } else {
             if columns.bar > 0 {
                 drawBar(&frame, x: x, y: y, width: columns.bar, fraction: file.fraction, color: color, dim: dim)

@@ -24,6 +24,9 @@ extension ScreenRenderer {
         if let error = file.error {
             lines.append(("Error", glyphs.display(error.summary), .red))
         }
+        if let reason = file.skipReason {
+            lines.append(("Skipped", glyphs.display(Sanitizer.displayName(reason)), .default))
+        }
         if !file.curlCommand.isEmpty {
             lines.append(("curl", glyphs.display(file.curlCommand), .default))
         }
@@ -128,10 +131,10 @@ extension ScreenRenderer {
         switch prompt {
         case .cancelAll:
             question = "Cancel all \(snapshot.progress.counts.pending) pending files?"
-            note = "y cancels " + glyphs.dot + " any other key keeps them"
+            note = "y cancels the queued ones and lets those in flight finish " + glyphs.dot + " any other key keeps them"
         case .quit:
             question = "Uploads are still running. Quit?"
-            note = "Quitting now may interrupt the upload " + glyphs.dot + " y quits"
+            note = "y lets those in flight finish, then quits " + glyphs.dot + " any other key stays"
         }
         let cols = frame.size.cols
         let width = min(cols, max(DisplayWidth.of(question), DisplayWidth.of(note)) + 6)

@@ -199,6 +199,14 @@ public struct ScreenRenderer: Sendable {
             Int(
                 (snapshot.elapsed.components.seconds * 10
                     + snapshot.elapsed.components.attoseconds / 100_000_000_000_000_000) % Int64(glyphs.spinner.count))]
+        if let stop = snapshot.stopping, !snapshot.isIdle {
+            let uploads = counts.active == 1 ? "1 upload" : "\(counts.active) uploads"
+            let left = stop.graceLeft.map { Formatting.duration($0) + " left, then they are aborted" } ?? "finishing"
+            return ToastText(
+                icon: spinner, title: "Finishing \(uploads) " + glyphs.dash + " Ctrl-C again to abort",
+                subtitle: "Nothing new starts " + glyphs.dot + " " + left, detail: "q or C aborts now",
+                fraction: snapshot.progress.fraction)
+        }
         switch snapshot.toast {
         case .willStart:
             return ToastText(
@@ -216,14 +224,14 @@ public struct ScreenRenderer: Sendable {
                 detail: "Quitting now may interrupt the upload")
         case .done:
             let uploaded = counts.done == 1 ? "1 file" : "\(counts.done) files"
-            let skipped = counts.skipped > 0 ? " (\(counts.skipped) already there)" : ""
+            let skipped = counts.skipped > 0 ? " (\(counts.skipped) skipped)" : ""
             return ToastText(
                 icon: glyphs.check, title: "Upload complete",
                 subtitle: "\(uploaded) uploaded in \(Formatting.duration(snapshot.elapsed))\(skipped)",
                 detail: "Press q to exit")
         case .fail(let failed, let cancelled):
             return ToastText(
-                icon: glyphs.cross, title: "Upload failed " + glyphs.dash + " press r to retry failed files",
+                icon: glyphs.cross, title: "Upload failed " + glyphs.dash + " press R to retry every failed file",
                 subtitle: "\(failed) failed " + glyphs.dot + " \(cancelled) cancelled " + glyphs.dot
                     + " \(counts.done) done",
                 detail: "Enter shows a file's error " + glyphs.dot + " q quits")

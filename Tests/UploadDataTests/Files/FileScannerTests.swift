@@ -58,21 +58,48 @@ struct FileScannerTests {
         }
     }
 
-    @Test("links are followed; a dangling one fails by name; a loop and a FIFO are noted, not walked or read")
-    func linksLoopsAndSpecialFiles() throws {
+    @Test("links are not followed: each is an item skipped with its target named; a FIFO is noted, not read")
+    func linksSkippedByDefault() throws {
         try withFolder(["real/f.bin": [9, 9, 9]]) { root in
             let manager = FileManager.default
             try manager.createSymbolicLink(atPath: root + "/link.bin", withDestinationPath: root + "/real/f.bin")
+            try manager.createSymbolicLink(atPath: root + "/key", withDestinationPath: "/etc/passwd")
             try manager.createSymbolicLink(atPath: root + "/gone.bin", withDestinationPath: "/nonexistent/x")
             try manager.createSymbolicLink(atPath: root + "/real/up", withDestinationPath: root)
             #expect(mkfifo(root + "/pipe", 0o600) == 0)
             let scan = try FileScanner(recursive: true).scan([root])
-            #expect(scan.items.map(\.relativePath) == ["gone.bin", "link.bin", "real/f.bin"])
+            #expect(scan.items.map(\.relativePath) == ["gone.bin", "key", "link.bin", "real/f.bin", "real/up"])
+            #expect(scan.items[1].skipReason == "symbolic link to /etc/passwd, not followed (-L follows links)")
+            #expect(scan.items[1].size == 0)
+            #expect(scan.items[0].skipReason == "symbolic link to /nonexistent/x, not followed (-L follows links)")
+            #expect(scan.items[4].skipReason == "symbolic link to \(root), not followed (-L follows links)")
+            #expect(scan.items[3].skipReason == nil)
+            #expect(scan.items[3].size == 3)
+            #expect(scan.notes == ["pipe: not a regular file, not uploaded"])
+        }
+    }
+
+    @Test("-L follows links, walks a looping folder once, fails a dangling one by name and counts targets outside")
+    func linksFollowed() throws {
+        try withFolder(["real/f.bin": [9, 9, 9]]) { root in
+            let outside = FileManager.default.temporaryDirectory.appendingPathComponent("outside-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: outside) }
+            try Data([1, 2]).write(to: outside.appendingPathComponent("secret.txt"))
+            let manager = FileManager.default
+            try manager.createSymbolicLink(atPath: root + "/link.bin", withDestinationPath: root + "/real/f.bin")
+            try manager.createSymbolicLink(atPath: root + "/gone.bin", withDestinationPath: "/nonexistent/x")
+            try manager.createSymbolicLink(atPath: root + "/real/up", withDestinationPath: root)
+            try manager.createSymbolicLink(atPath: root + "/out.txt", withDestinationPath: outside.path + "/secret.txt")
+            try manager.createSymbolicLink(atPath: root + "/outdir", withDestinationPath: outside.path)
+            let scan = try FileScanner(recursive: true, followSymlinks: true).scan([root])
+            #expect(
+                scan.items.map(\.relativePath) == ["gone.bin", "link.bin", "out.txt", "outdir/secret.txt", "real/f.bin"])
             #expect(scan.items[0].unreadableReason == "No such file or directory")
             #expect(scan.items[1].size == 3)
-            #expect(scan.items[1].unreadableReason == nil)
-            #expect(scan.notes.contains("pipe: not a regular file, not uploaded"))
+            #expect(scan.items.allSatisfy { $0.skipReason == nil })
             #expect(scan.notes.contains { $0.hasSuffix("real/up: folder loop through a link, not walked again") })
+            #expect(scan.notes.contains("2 followed links point outside the folders given (-L)"))
             #expect(scan.notes.count == 2)
         }
     }

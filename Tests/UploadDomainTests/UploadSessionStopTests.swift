@@ -1,0 +1,118 @@
+import Testing
+import UploadDomain
+
+/// `stop` (the first Ctrl-C, `q`, `C`): nothing new starts, the transfers in flight finish within the grace period.
+@Suite("UploadSession stop")
+struct UploadSessionStopTests {
+    private func awaitEvent(
+        _ kind: UploadEvent.Kind, file: Int, in events: inout AsyncStream<UploadEvent>.Iterator
+    ) async -> UploadEvent? {
+        while let event = await events.next() {
+            if event.kind == kind, event.file.id == file { return event }
+        }
+        return nil
+    }
+
+    @Test("queued files end cancelled at once; those in flight finish done; nothing new starts; a failure is final")
+    func inFlightFinish() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([10, 20, 30, 40]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 2, grace: .seconds(10)), clock: clock, random: { 1 })
+        var events = session.events.makeAsyncIterator()
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        let second = try #require(await started.next())
+
+        await session.handle(.stop)
+        var snapshot = await session.snapshot()
+        #expect(snapshot.files.map(\.phase) == [.willStart, .willStart, .cancelled, .cancelled])
+        #expect(snapshot.stopping?.graceLeft == .seconds(10))
+        #expect(!snapshot.isIdle)
+        clock.advance(by: .seconds(4))
+        #expect(await session.snapshot().stopping?.graceLeft == .seconds(6))
+
+        first.reply(.success(TransferResponse(status: 201, body: "ok")))
+        #expect(await awaitEvent(.done, file: 0, in: &events) != nil)
+        // A failure that would be retried is final once stopping: no retry timer keeps the batch alive.
+        second.reply(.success(TransferResponse(status: 503, headers: ["retry-after": "1"], body: "busy")))
+        #expect(await awaitEvent(.failed, file: 1, in: &events) != nil)
+        await session.waitUntilIdle()
+        snapshot = await session.snapshot()
+        #expect(snapshot.files.map(\.phase) == [.done, .failed, .cancelled, .cancelled])
+        #expect(snapshot.isIdle)
+        // Retry commands start nothing after a stop.
+        await session.handle(.retryAllFailed)
+        #expect(await session.snapshot().files[1].phase == .failed)
+    }
+
+    @Test("when the grace period ends, the transfers still in flight are aborted")
+    func graceEnds() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([10, 20]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1, grace: .seconds(5)), clock: clock)
+        var events = session.events.makeAsyncIterator()
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        _ = try #require(await started.next())
+        await session.handle(.stop)
+        await session.handle(.stop)  // asked twice: still one grace period, nothing aborted yet
+        #expect(await session.snapshot().files[0].phase == .willStart)
+        await clock.waitForSleeper()
+        clock.advance(by: .seconds(5))
+        #expect(await awaitEvent(.cancelled, file: 0, in: &events) != nil)
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().files.map(\.phase) == [.cancelled, .cancelled])
+    }
+
+    @Test("a stop with nothing in flight leaves the batch idle at once; cancelAll still aborts during a stop")
+    func nothingInFlightAndAbort() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let idle = UploadSession(
+            items: items([10]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1), clock: clock)
+        await idle.handle(.stop)
+        await idle.start()
+        await idle.waitUntilIdle()
+        #expect(await idle.snapshot().stopping?.graceLeft == nil)
+
+        let session = UploadSession(
+            items: items([10, 20]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 2), clock: clock)
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        _ = try #require(await started.next())
+        _ = try #require(await started.next())
+        await session.handle(.stop)
+        await session.handle(.cancelAll)
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().files.map(\.phase) == [.cancelled, .cancelled])
+    }
+
+    @Test("an item with a skip reason (a link not followed) ends skipped with it, and is not sent")
+    func skipReason() async throws {
+        let transport = InMemoryTransport()
+        let link = UploadItem(
+            id: 1, path: "/data/link.jpg", relativePath: "link.jpg", size: 0, modified: 0,
+            contentType: "application/octet-stream", skipReason: "symbolic link to /etc/passwd, not followed")
+        let session = UploadSession(
+            items: [items([10])[0], link], planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 2))
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let request = try #require(await started.next())
+        #expect(request.request.files.map(\.id) == [0])
+        let snapshot = await session.snapshot()
+        #expect(snapshot.files[1].phase == .skipped)
+        #expect(snapshot.files[1].skipReason == "symbolic link to /etc/passwd, not followed")
+        #expect(snapshot.files[0].skipReason == nil)
+        #expect(snapshot.progress.counts.skipped == 1)
+        request.reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+    }
+}
