@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOCore
 
@@ -17,19 +18,23 @@ struct ReceivedFile: Sendable {
 /// straight to disk as its bytes arrive and collecting the small non-file fields.
 ///
 /// Memory stays bounded by the network chunk size whatever the upload size: file bytes go from the
-/// parser's callback into a ``FileSink`` immediately.
+/// parser's callback into a ``FileSink`` immediately (or, for a replayed request, only into a hash).
+/// Either way it adds every part to ``parts``, the request's fingerprint content.
 final class MultipartReceiver {
     /// Cap on a single non-file field; fields are held in memory, files never are.
     static let maximumFieldBytes = 64 * 1024
 
     private enum Part {
         case file(FileSink, ReceivedFile)
+        /// A file part of a request that stores nothing: its content is only hashed.
+        case unstoredFile(SHA256, ReceivedFile)
         case field(name: String, value: ByteBuffer)
     }
 
     private let parser: MultipartStreamParser
     private let baseDirectory: String
     private let rootRelativeBase: String
+    private let storesFiles: Bool
     private var headers: [(name: String, value: String)] = []
     private var current: Part?
     private var partsCompleted = 0
@@ -38,15 +43,20 @@ final class MultipartReceiver {
     private(set) var files: [ReceivedFile] = []
     /// Non-file fields; a repeated name keeps the last value.
     private(set) var fields: [String: String] = [:]
+    /// Every completed part in order, for the request's ``RequestFingerprint``.
+    private(set) var parts = RequestFingerprint.Parts()
 
     /// - Parameters:
     ///   - boundary: the boundary from the request's `Content-Type`.
     ///   - baseDirectory: absolute dataset folder every file must stay inside.
     ///   - rootRelativeBase: that folder relative to the server root (`datasets/<id>`).
-    init(boundary: String, baseDirectory: String, rootRelativeBase: String) {
+    ///   - storesFiles: false to parse and fingerprint the body without writing anything (a
+    ///     replayed request); ``files`` then stays empty.
+    init(boundary: String, baseDirectory: String, rootRelativeBase: String, storesFiles: Bool = true) {
         self.parser = MultipartStreamParser(boundary: boundary)
         self.baseDirectory = baseDirectory
         self.rootRelativeBase = rootRelativeBase
+        self.storesFiles = storesFiles
         parser.onHeader = { [unowned self] name, value in
             self.headers.append((name.lowercased(), value))
         }
@@ -81,6 +91,10 @@ final class MultipartReceiver {
         switch current {
         case .file(let sink, _):
             try sink.write(buffer)
+        case .unstoredFile(var hasher, let received):
+            current = nil  // as for fields: a shared hash context would be copied per chunk
+            buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+            current = .unstoredFile(hasher, received)
         case .field(let name, var value):
             guard value.readableBytes + buffer.readableBytes <= Self.maximumFieldBytes else {
                 throw ReferenceServerError(.fieldTooLarge, "form field '\(name)' exceeds \(Self.maximumFieldBytes) bytes")
@@ -99,10 +113,14 @@ final class MultipartReceiver {
         if current == nil { current = try beginPart() }
         switch current {
         case .file(let sink, let received):
-            try sink.commit()
+            let sha256 = try sink.commit()
             files.append(received)
+            parts.addFile(received, contentSHA256: sha256)
+        case .unstoredFile(let hasher, let received):
+            parts.addFile(received, contentSHA256: hasher.finalize().hexString)
         case .field(let name, let value):
             fields[name] = String(buffer: value)
+            parts.addField(name: name, value: value)
         case nil:
             break
         }
@@ -129,6 +147,14 @@ final class MultipartReceiver {
             field: name, filename: filename,
             contentType: (contentType?.isEmpty ?? true) ? "application/octet-stream" : contentType!,
             destination: destination)
+        guard storesFiles else { return .unstoredFile(SHA256(), received) }
         return .file(try FileSink(destination: destination), received)
+    }
+}
+
+extension RequestFingerprint.Parts {
+    /// Appends a file part as the client described it (the filename as sent, not as stored).
+    fileprivate mutating func addFile(_ file: ReceivedFile, contentSHA256: String) {
+        addFile(name: file.field, filename: file.filename, contentType: file.contentType, contentSHA256: contentSHA256)
     }
 }

@@ -19,6 +19,7 @@ struct ObjectRoutes: Sendable {
     let store: ObjectStore
     let statistics: StatisticsRecorder
     let faults: FaultInjector
+    let idempotency: IdempotencyStore
 
     /// Most items one presign request may ask for.
     static let maximumItems = 1000
@@ -179,8 +180,11 @@ struct ObjectRoutes: Sendable {
 
     // MARK: - PUT /objects/{key...}
 
+    /// Checks the ticket, then stores the body; under the `Idempotency-Key` rules when the request
+    /// carries one (presigned clients need none: a ticket's key names one object already).
     func putObject(_ request: Request, context: UploadRequestContext) async throws -> Response {
         let key = Self.key(from: context)
+        let idempotencyKey = try IdempotencyKey(from: request.headers)
         let query = request.uri.queryParameters
         guard let expiresText = query["expires"], let expires = Int(expiresText),
             let contentType = query["ct"],
@@ -213,6 +217,23 @@ struct ObjectRoutes: Sendable {
         }
         try await faults.apply(to: request, context: context, statistics: statistics)
 
+        return try await idempotency.respond(
+            to: request, key: idempotencyKey, context: context, statistics: statistics
+        ) {
+            let sha256 = try await IdempotencyStore.drainHashing(request, context: context, statistics: statistics)
+            return RequestFingerprint(request, bodySHA256: sha256)
+        } process: {
+            try await storeObject(request, context: context, claims: claims, destination: destination)
+        }
+    }
+
+    /// Streams an object's body into place (refusing one larger than its ticket) and builds the
+    /// 200 answer with its ETag.
+    private func storeObject(
+        _ request: Request, context: UploadRequestContext, claims: TicketClaims, destination: StoragePath
+    ) async throws -> (RecordedResponse, RequestFingerprint) {
+        let key = claims.key
+        let maxBytes = claims.maxBytes
         let sink = try FileSink(destination: destination)
         var md5 = Insecure.MD5()
         var tooLarge = false
@@ -253,9 +274,11 @@ struct ObjectRoutes: Sendable {
             $0.bytesReceived += bytes
             $0.recordStored(destination.rootRelativePath)
         }
-        return JSONResponse.make(
+        let response = RecordedResponse.json(
             status: 200, body: ObjectUploadResponse(key: key, size: sink.size, sha256: sha256, etag: etag),
             headers: [.eTag: etag])
+        let fingerprint = RequestFingerprint(request, bodySHA256: sha256)
+        return (response, fingerprint)
     }
 
     /// Refuses a ticket with 403: counts it, reads the body away unless the client is still

@@ -32,6 +32,7 @@ public actor ReferenceServer {
     private let objects = ObjectStore()
     private let signer: TicketSigner
     private let tokens: TokenAuthority
+    private let idempotency: IdempotencyStore
     private let requestLogger: Logger
     private let frameworkLogger: Logger
     private var state = State.idle
@@ -43,6 +44,9 @@ public actor ReferenceServer {
         self.signer = TicketSigner(secret: configuration.ticketSecret)
         self.tokens = TokenAuthority(
             staticToken: configuration.token, ttl: configuration.tokenTTL, now: configuration.now)
+        self.idempotency = IdempotencyStore(
+            timeToLive: configuration.idempotencyTTL, capacity: configuration.idempotencyCapacity,
+            now: configuration.now)
         var requestLogger = Logger(label: "uploader-server") { StreamLogHandler.standardError(label: $0) }
         requestLogger.logLevel = configuration.logRequests ? .info : .critical
         self.requestLogger = requestLogger
@@ -182,13 +186,13 @@ public actor ReferenceServer {
         AuthRoutes(authority: tokens, statistics: recorder).register(on: router)
         UploadRoutes(
             root: root, modelingDelay: configuration.modelingDelay, statistics: recorder,
-            faults: faults, manifests: manifests
+            faults: faults, manifests: manifests, idempotency: idempotency
         ).register(on: router)
         ObjectRoutes(
             root: root, ticketTTL: configuration.ticketTTL,
             presignCountMismatch: configuration.presignCountMismatch,
             presignExpiredTickets: configuration.presignExpiredTickets,
-            signer: signer, store: objects, statistics: recorder, faults: faults
+            signer: signer, store: objects, statistics: recorder, faults: faults, idempotency: idempotency
         ).register(on: router)
         return router
     }

@@ -47,6 +47,11 @@ public struct ReferenceServerConfiguration: Sendable {
     /// Secret that signs upload tickets (HMAC-SHA256 over its UTF-8 bytes). When nil a random
     /// 256-bit key is drawn when the server is created, so tickets never outlive the server.
     public var ticketSecret: String? = nil
+    /// Seconds the answer to a succeeded request with an `Idempotency-Key` is kept for replaying to
+    /// repeats of that request (24 hours by default).
+    public var idempotencyTTL: Double = 86_400
+    /// Most `Idempotency-Key`s remembered at once; beyond it the oldest are forgotten.
+    public var idempotencyCapacity: Int = 100_000
     /// Test hook: `POST /presigned-urls` answers one item fewer than it was asked for.
     public var presignCountMismatch: Bool = false
     /// Test hook: the first ticket issued for each filename is already expired; later tickets for

@@ -41,6 +41,12 @@ public struct ReferenceServerError: Error, Sendable, Equatable, CustomStringConv
         public static let internalError = Code(rawValue: "internalError")
         /// A JSON request body is malformed or misses a required field.
         public static let invalidRequest = Code(rawValue: "invalidRequest")
+        /// The `Idempotency-Key` header is repeated, empty, too long or not a string or token.
+        public static let invalidIdempotencyKey = Code(rawValue: "invalidIdempotencyKey")
+        /// A request with the same `Idempotency-Key` is still being processed (409, `Retry-After`).
+        public static let idempotencyConflict = Code(rawValue: "idempotencyConflict")
+        /// The `Idempotency-Key` was used before for a different request (422).
+        public static let idempotencyMismatch = Code(rawValue: "idempotencyMismatch")
 
         // Upload-ticket refusals on `PUT /objects/...`, spelled as S3 spells them; all are 403.
 
@@ -85,9 +91,10 @@ public struct ReferenceServerError: Error, Sendable, Equatable, CustomStringConv
     static func defaultStatus(for code: Code) -> Int {
         switch code {
         case .unauthorized, .tokenExpired: 401
-        case .notMultipart, .malformedMultipart, .invalidPath, .invalidRequest: 400
+        case .notMultipart, .malformedMultipart, .invalidPath, .invalidRequest, .invalidIdempotencyKey: 400
         case .fieldTooLarge: 413
-        case .pathConflict: 409
+        case .pathConflict, .idempotencyConflict: 409
+        case .idempotencyMismatch: 422
         case .notFound: 404
         case .authorizationQueryParametersError, .signatureDoesNotMatch, .requestExpired,
             .contentTypeMismatch, .entityTooLarge: 403
@@ -121,16 +128,24 @@ struct ErrorBody: Codable, Sendable, Equatable {
 
 /// Builds JSON responses with a stable encoding (sorted keys, unescaped slashes) for readable logs.
 enum JSONResponse {
+    /// The `Content-Type` of every JSON answer.
+    static let contentType = "application/json; charset=utf-8"
+
     static func make(status: Int, body: some Encodable, headers: HTTPFields = [:]) -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(body)) ?? Data(#"{"error":"encoding failed"}"#.utf8)
         var fields = headers
-        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.contentType] = contentType
         return Response(
             status: .init(code: status),
             headers: fields,
-            body: .init(byteBuffer: ByteBuffer(bytes: data))
+            body: .init(byteBuffer: encode(body))
         )
+    }
+
+    /// The JSON bytes of `body`.
+    static func encode(_ body: some Encodable) -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(body)) ?? Data(#"{"error":"encoding failed"}"#.utf8)
+        return ByteBuffer(bytes: data)
     }
 }

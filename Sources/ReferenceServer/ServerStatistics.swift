@@ -26,6 +26,14 @@ public struct ServerStatistics: Codable, Sendable, Equatable {
     public var ticketsRejected: Int = 0
     /// Tokens issued by `POST /auth/refresh`.
     public var refreshes: Int = 0
+    /// Requests answered with the stored answer of an earlier request with the same
+    /// `Idempotency-Key` (`Idempotent-Replayed: true`), storing nothing.
+    public var idempotentReplays: Int = 0
+    /// Requests refused with 409 because a request with the same `Idempotency-Key` was in flight.
+    public var idempotencyConflicts: Int = 0
+    /// Requests refused with 422 because their `Idempotency-Key` was used before for a different
+    /// request (other content, method or path).
+    public var idempotencyMismatches: Int = 0
     /// How many times each file was renamed into its final place, keyed by its path relative to
     /// the server root: `datasets/<id>/<sanitised multipart filename>` (the filename may contain
     /// folders; there is no `images/` level), `files/<path>` or `objects/<key>`. A count above 1
@@ -41,6 +49,7 @@ public struct ServerStatistics: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case requests, filesStored, faultsInjected, resets, unauthorized, bytesReceived
         case ticketsIssued, ticketsRejected, refreshes, stalls, storedByPath, firstRequestAt
+        case idempotentReplays, idempotencyConflicts, idempotencyMismatches
     }
 
     /// Decodes counters; any missing key (e.g. from an older server) counts as zero (or empty).
@@ -57,6 +66,9 @@ public struct ServerStatistics: Codable, Sendable, Equatable {
         ticketsRejected = try value(.ticketsRejected)
         refreshes = try value(.refreshes)
         stalls = try value(.stalls)
+        idempotentReplays = try value(.idempotentReplays)
+        idempotencyConflicts = try value(.idempotencyConflicts)
+        idempotencyMismatches = try value(.idempotencyMismatches)
         storedByPath = try container.decodeIfPresent([String: Int].self, forKey: .storedByPath) ?? [:]
         firstRequestAt = try container.decodeIfPresent(Double.self, forKey: .firstRequestAt)
     }

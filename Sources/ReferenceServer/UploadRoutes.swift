@@ -11,6 +11,7 @@ struct UploadRoutes: Sendable {
     let statistics: StatisticsRecorder
     let faults: FaultInjector
     let manifests: ManifestStore
+    let idempotency: IdempotencyStore
 
     /// Adds the routes to `router`.
     func register(on router: Router<UploadRequestContext>) {
@@ -26,22 +27,37 @@ struct UploadRoutes: Sendable {
         }
     }
 
-    /// `POST /datasets/{id}/images`: stream multipart parts to disk, then run the modeling step.
+    /// `POST /datasets/{id}/images`: stream multipart parts to disk, then run the modeling step;
+    /// under the `Idempotency-Key` rules when the request carries one.
     func uploadImages(_ request: Request, context: UploadRequestContext) async throws -> Response {
         let rawID = StoragePath.percentDecoded(try context.parameters.require("id"))
         let datasetID = try StoragePath.sanitiseIdentifier(rawID)
         let boundary = try Self.multipartBoundary(request.headers[.contentType])
+        let key = try IdempotencyKey(from: request.headers)
         try await injectFaultIfDrawn(request, context: context)
 
+        return try await idempotency.respond(to: request, key: key, context: context, statistics: statistics) {
+            // A repeat is parsed like the first request, so the parts hash alike, but nothing is written.
+            let receiver = MultipartReceiver(
+                boundary: boundary, baseDirectory: root + "/datasets/" + datasetID,
+                rootRelativeBase: "datasets/" + datasetID, storesFiles: false)
+            defer { statistics.record { [bytes = context.bodyBytes.value] in $0.bytesReceived += bytes } }
+            try await Self.receive(request, into: receiver, context: context)
+            return RequestFingerprint(request, parts: receiver.parts)
+        } process: {
+            try await storeImages(request, context: context, boundary: boundary, datasetID: datasetID)
+        }
+    }
+
+    /// Stores the parts of an image upload, models them and builds the 201 answer.
+    private func storeImages(
+        _ request: Request, context: UploadRequestContext, boundary: String, datasetID: String
+    ) async throws -> (RecordedResponse, RequestFingerprint) {
         let datasetDirectory = root + "/datasets/" + datasetID
         let receiver = MultipartReceiver(
             boundary: boundary, baseDirectory: datasetDirectory, rootRelativeBase: "datasets/" + datasetID)
         do {
-            for try await chunk in request.body {
-                context.bodyBytes.add(chunk.readableBytes)
-                try receiver.consume(chunk)
-            }
-            try receiver.finish()
+            try await Self.receive(request, into: receiver, context: context)
         } catch {
             receiver.abort()
             // Parts completed before the failure are already in place: count them, so a client
@@ -65,16 +81,42 @@ struct UploadRoutes: Sendable {
             try await Task.sleep(for: .seconds(modelingDelay))
         }
         let body = ImageUploadResponse(datasetID: datasetID, files: records, fields: receiver.fields)
-        return JSONResponse.make(status: 201, body: body)
+        let fingerprint = RequestFingerprint(request, parts: receiver.parts)
+        return (.json(status: 201, body: body), fingerprint)
     }
 
-    /// `PUT /files/{path...}`: stream the raw body to `<root>/files/<path>`.
+    /// Feeds the whole body to `receiver` and checks that it ended with its closing boundary.
+    private static func receive(
+        _ request: Request, into receiver: MultipartReceiver, context: UploadRequestContext
+    ) async throws {
+        for try await chunk in request.body {
+            context.bodyBytes.add(chunk.readableBytes)
+            try receiver.consume(chunk)
+        }
+        try receiver.finish()
+    }
+
+    /// `PUT /files/{path...}`: stream the raw body to `<root>/files/<path>`; under the
+    /// `Idempotency-Key` rules when the request carries one.
     func putFile(_ request: Request, context: UploadRequestContext) async throws -> Response {
         let rawPath = context.parameters.getCatchAll().map(StoragePath.percentDecoded).joined(separator: "/")
         let destination = try StoragePath(
             sanitising: rawPath, baseDirectory: root + "/files", rootRelativeBase: "files")
+        let key = try IdempotencyKey(from: request.headers)
         try await injectFaultIfDrawn(request, context: context)
 
+        return try await idempotency.respond(to: request, key: key, context: context, statistics: statistics) {
+            let sha256 = try await IdempotencyStore.drainHashing(request, context: context, statistics: statistics)
+            return RequestFingerprint(request, bodySHA256: sha256)
+        } process: {
+            try await storeFile(request, context: context, destination: destination)
+        }
+    }
+
+    /// Streams a `PUT` body into place and builds the 201 answer.
+    private func storeFile(
+        _ request: Request, context: UploadRequestContext, destination: StoragePath
+    ) async throws -> (RecordedResponse, RequestFingerprint) {
         let sink = try FileSink(destination: destination)
         let sha256: String
         do {
@@ -93,7 +135,8 @@ struct UploadRoutes: Sendable {
             $0.recordStored(destination.rootRelativePath)
         }
         let body = FileUploadResponse(path: destination.rootRelativePath, size: sink.size, sha256: sha256)
-        return JSONResponse.make(status: 201, body: body)
+        let fingerprint = RequestFingerprint(request, bodySHA256: sha256)
+        return (.json(status: 201, body: body), fingerprint)
     }
 
     /// Applies the per-request fault draw (see ``FaultInjector/apply(to:context:statistics:)``).

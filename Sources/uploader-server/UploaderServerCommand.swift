@@ -14,6 +14,7 @@ struct UploaderServerCommand: AsyncParsableCommand {
             (PUT /objects/<key>?expires=&ct=&max=&sig=, no bearer token needed) stored under
             <root>/objects/<key>; GET/HEAD/DELETE /objects/<key> read and remove them.
             POST /auth/refresh trades a bearer token (even an expired one) for a fresh one.
+            Uploads that carry an Idempotency-Key are stored once: a repeat gets the first answer again.
             GET /healthz answers "ok"; GET /_stats returns counters.
             Fault injection options make it a deliberately unreliable peer for client testing.
             """)
@@ -66,6 +67,9 @@ struct UploaderServerCommand: AsyncParsableCommand {
     @Flag(name: .customLong("presign-expired"), help: "Test hook: the first upload ticket issued for each filename is already expired; later ones are valid.")
     var presignExpired = false
 
+    @Option(name: .customLong("idempotency-ttl"), help: ArgumentHelp("Seconds the answer to a request with an Idempotency-Key is kept for replaying to its repeats.", valueName: "seconds"))
+    var idempotencyTTL: Double = 86_400
+
     @Option(name: .customLong("port-file"), help: ArgumentHelp("Write the bound port number to this file (atomically) once listening.", valueName: "path"))
     var portFile: String?
 
@@ -80,6 +84,7 @@ struct UploaderServerCommand: AsyncParsableCommand {
         guard (100...599).contains(failStatus) else { throw ValidationError("--fail-status must be an HTTP status (100-599).") }
         guard modelingDelay >= 0 else { throw ValidationError("--modeling-delay must not be negative.") }
         guard ticketTTL >= 0, ticketTTL.isFinite else { throw ValidationError("--ticket-ttl must be a non-negative number of seconds.") }
+        guard idempotencyTTL > 0, idempotencyTTL.isFinite else { throw ValidationError("--idempotency-ttl must be a positive number of seconds.") }
         if let ticketSecret, ticketSecret.isEmpty { throw ValidationError("--ticket-secret must not be empty.") }
     }
 
@@ -100,6 +105,7 @@ struct UploaderServerCommand: AsyncParsableCommand {
         configuration.ticketSecret = ticketSecret
         configuration.presignCountMismatch = presignCountMismatch
         configuration.presignExpiredTickets = presignExpired
+        configuration.idempotencyTTL = idempotencyTTL
 
         let server = ReferenceServer(configuration: configuration)
         let displayHost = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
