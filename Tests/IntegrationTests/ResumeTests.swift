@@ -46,6 +46,10 @@ struct ResumeTests {
         for (name, source) in sources {
             #expect(try sha256(ofFile: server.stored("datasets/kill/\(name)")) == sha256(ofFile: source), "\(name)")
         }
+        // Files in flight at a kill had reached the server: their Idempotency-Key gets the first answer back.
+        #expect(stored.count == 200)
+        #expect(stored.values.allSatisfy { $0 == 1 }, "stored twice: \(stored.filter { $0.value > 1 })")
+        #expect(await server.server.statistics.idempotentReplays >= 1)
         for (index, kill) in kills.enumerated() {
             for path in kill.done {
                 let key = "datasets/kill/" + (path as NSString).lastPathComponent

@@ -23,6 +23,11 @@ struct ChildProcess {
             kill(pid, number)
         }
 
+        /// What the child has written to standard error so far (it flushes its lines at least every 100 ms).
+        var standardErrorSoFar: String {
+            (try? String(contentsOfFile: folder.path + "/err", encoding: .utf8)) ?? ""
+        }
+
         /// Waits for the exit on a thread of its own and collects the output.
         func wait() async -> Outcome {
             await withCheckedContinuation { continuation in
