@@ -167,8 +167,9 @@ struct HeadlessBinaryTests {
         // A dangling link cannot be read whoever runs the test (root reads files whatever their mode).
         try FileManager.default.createSymbolicLink(
             atPath: folder.path + "/gone.jpg", withDestinationPath: "/nonexistent/x")
+        // -L: a link is otherwise skipped unread.
         let outcome = try await ChildProcess.run(
-            binary, [folder.path, "--to", server.url("/datasets/u/images"), "--no-tui"])
+            binary, [folder.path, "-L", "--to", server.url("/datasets/u/images"), "--no-tui"])
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("gone.jpg: cannot read file: No such file or directory"))
         #expect(outcome.standardError.contains("done      ok.jpg"))

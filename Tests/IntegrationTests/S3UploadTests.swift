@@ -59,13 +59,14 @@ struct S3UploadTests {
         let folder = try TestFolder("s3cut")
         let path = try folder.writeLarge("slow.bin", size: 24 << 20, seed: 4)
         // 1 MiB/s per part: the parts need several seconds, so SIGINT after 3 s lands mid-upload.
-        // --foreground: one SIGINT to the child alone (a second one would mean "exit at once").
+        // --foreground: one SIGINT to the child alone (a second one would mean "exit at once"); --grace 0: the stop
+        // aborts the parts in flight at once instead of letting them finish.
         let outcome = try await ChildProcess.run(
             "/usr/bin/timeout",
             [
                 "--foreground", "--preserve-status", "-s", "INT", "3", binary, path, "--to", "s3://cut/",
                 "--endpoint-url", moto.endpoint,
-                "--no-tui", "--part-size", "6M", "--multipart-threshold", "6M", "--limit-rate", "1M",
+                "--no-tui", "--part-size", "6M", "--multipart-threshold", "6M", "--limit-rate", "1M", "--grace", "0",
             ],
             environment: MotoFixture.environment)
         #expect(outcome.status == 130, "\(outcome.standardError)")
