@@ -138,6 +138,9 @@ struct UploadCommand: ParsableCommand {
     @Flag(help: "Cancel the rest of the batch at the first failure.")
     var failFast = false
 
+    @OptionGroup(title: "Dataset rules (checked before anything is sent)")
+    var rules: RuleOptions
+
     @Flag(
         help: """
             Send no Idempotency-Key header (for servers that refuse unknown headers). The key lets a server answer \

@@ -65,6 +65,7 @@ extension UploadCommand {
             }
             return FormField(name: String(pair[..<eq]), value: String(pair[pair.index(after: eq)...]))
         }
+        let batchRules = try rules.parsed()
         guard (1...64).contains(concurrency) else {
             throw UsageError(description: "--concurrency takes a number of requests from 1 to 64, not \(concurrency)")
         }
@@ -179,9 +180,17 @@ extension UploadCommand {
             throw NothingToUpload(
                 description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)")
         }
+        // The rules see the batch that would be sent: links and repeated content left out.
+        let (items, duplicateNotes) = rules.applyingDuplicates(to: scan.items)
+        let (violations, warnings) = rules.check(batchRules, items)
+        guard violations.isEmpty else {
+            journalOpening?.abandon()
+            throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
+        }
         let headless = noTUI || json || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
         return UploadPlan(
-            items: scan.items, notes: scan.notes, destinationKind: destination, resultsPath: results,
+            items: items, notes: scan.notes + warnings + duplicateNotes, destinationKind: destination,
+            resultsPath: results,
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,

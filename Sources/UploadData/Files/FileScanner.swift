@@ -84,7 +84,7 @@ public struct FileScanner: Sendable {
             UploadItem(
                 id: id, path: path, relativePath: relative, size: size, modified: modified,
                 contentType: MediaType.detect(header: header, name: relative), unreadableReason: failure,
-                skipReason: skipReason)
+                skipReason: skipReason, sniffedType: MediaType.sniff(header))
         }
     }
 

@@ -53,6 +53,22 @@ public enum MediaType {
         return byExtension[name[name.index(after: dot)...].lowercased()]
     }
 
+    /// The MIME type a `--types` name stands for (`jpeg`, `jpg`, `png`, `heic`, … or a MIME type), among those the
+    /// bytes can tell; nil for any other name.
+    public static func forTypeName(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        let type = lowered.contains("/") ? lowered : byExtension[lowered]
+        return type.flatMap { sniffable.contains($0) ? $0 : nil }
+    }
+
+    /// The names `forTypeName` takes, for messages.
+    public static let typeNames = "jpeg, png, gif, webp, heic, heif, avif, tiff, bmp, pdf, zip, mp4, mov"
+
+    private static let sniffable: Set<String> = [
+        "image/jpeg", "image/png", "image/gif", "image/webp", "image/heic", "image/heif", "image/avif", "image/tiff",
+        "image/bmp", "application/pdf", "application/zip", "video/mp4", "video/quicktime",
+    ]
+
     /// Magic bytes first, then the extension, then `application/octet-stream`.
     public static func detect(header: [UInt8], name: String) -> String {
         sniff(header) ?? forExtension(of: name) ?? "application/octet-stream"

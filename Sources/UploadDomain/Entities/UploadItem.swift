@@ -16,11 +16,13 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
     public let unreadableReason: String?
     /// Why the file is not uploaded at all (a symbolic link not followed); such an item ends `skipped`.
     public let skipReason: String?
+    /// The type its first bytes say, nil when they say nothing known (the dataset rules go by this).
+    public let sniffedType: String?
 
     /// Creates an item.
     public init(
         id: Int, path: String, relativePath: String, size: Int64, modified: Double, contentType: String,
-        unreadableReason: String? = nil, skipReason: String? = nil
+        unreadableReason: String? = nil, skipReason: String? = nil, sniffedType: String? = nil
     ) {
         self.id = id
         self.path = path
@@ -30,6 +32,14 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
         self.contentType = contentType
         self.unreadableReason = unreadableReason
         self.skipReason = skipReason
+        self.sniffedType = sniffedType
+    }
+
+    /// The same item, not to be uploaded, for `reason`.
+    public func skipped(_ reason: String) -> UploadItem {
+        UploadItem(
+            id: id, path: path, relativePath: relativePath, size: size, modified: modified, contentType: contentType,
+            unreadableReason: unreadableReason, skipReason: reason, sniffedType: sniffedType)
     }
 }
 
@@ -40,7 +50,7 @@ extension UploadItem {
             UploadItem(
                 id: index, path: item.path, relativePath: item.relativePath, size: item.size, modified: item.modified,
                 contentType: item.contentType, unreadableReason: item.unreadableReason,
-                skipReason: item.skipReason)
+                skipReason: item.skipReason, sniffedType: item.sniffedType)
         }
     }
 }
