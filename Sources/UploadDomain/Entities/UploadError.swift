@@ -17,6 +17,10 @@ public struct UploadError: Error, Sendable, Equatable {
         case unauthorized
         case cancelled
         case timedOut
+        /// The image cannot be decoded (truncated, not an image, a format libvips cannot read).
+        case imageUnreadable
+        /// The image declares more pixels than `--max-pixels` allows.
+        case imageTooLarge
     }
 
     public var code: Code
@@ -105,6 +109,8 @@ extension UploadError: CustomStringConvertible {
         case .unauthorized: return "\(status ?? "HTTP 401") unauthorized (check --token or UPLOADER_TOKEN)"
         case .cancelled: return "cancelled"
         case .timedOut: return "timed out" + (cause.map { ": \($0)" } ?? "")
+        case .imageUnreadable: return "cannot decode image" + (cause.map { ": \($0)" } ?? "")
+        case .imageTooLarge: return "image too large" + (cause.map { ": \($0)" } ?? "")
         }
     }
 }
