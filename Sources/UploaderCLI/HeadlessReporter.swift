@@ -104,7 +104,14 @@ public actor HeadlessReporter {
         case .retrying:
             let cause = file.error?.summary ?? "error"
             output.standardError("retrying  \(name) after attempt \(file.attempt): \(cause)")
-        case .queued, .started, .modeling:
+        case .prepared:
+            if let p = file.preparation {
+                let renamed = p.remoteName == file.name ? "" : " → " + Sanitizer.displayName(p.remoteName)
+                output.standardError(
+                    "prepared  \(name)\(renamed) \(p.width)×\(p.height), \(Format.bytes(p.originalSize)) → "
+                        + Format.bytes(p.size))
+            }
+        case .queued, .preparing, .started, .modeling:
             break
         }
         if clock.now - lastFlush >= Self.flushInterval { flush() }
@@ -147,9 +154,10 @@ public actor HeadlessReporter {
         let seconds = Format.seconds(snapshot.elapsed)
         let doneBytes = snapshot.files.filter { $0.phase == .done }.reduce(Int64(0)) { $0 + $1.size }
         let rate = seconds > 0 ? Double(doneBytes) / seconds : 0
+        let saved = p.bytesSaved > 0 ? ", \(Format.bytes(p.bytesSaved)) saved by preparing" : ""
         output.standardError(
             "\(c.total) files: \(c.done) done, \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
-                + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))")
+                + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))\(saved)")
         defer { flush() }
         guard json else { return }
         var line = JSONLine()
@@ -160,6 +168,7 @@ public actor HeadlessReporter {
         line.add("cancelled", c.cancelled)
         line.add("skipped", c.skipped)
         line.add("bytes", doneBytes)
+        line.add("bytes_saved", p.bytesSaved)
         line.add("seconds", seconds)
         line.add("bytes_per_second", rate)
         line.add("exit_code", Int(exitCode))
@@ -190,6 +199,13 @@ public actor HeadlessReporter {
         line.add("location", file.result?.location)
         line.add("error", file.error.map { $0.forFile(file.name).description })
         if let reason = file.skipReason { line.add("reason", reason) }
+        if let preparation = file.preparation {
+            line.add("width", preparation.width)
+            line.add("height", preparation.height)
+            line.add("bytes_before", preparation.originalSize)
+            line.add("bytes_after", preparation.size)
+            line.add("sent_as", preparation.remoteName)
+        }
         line.add("attempt", file.attempt)
         line.add("destination", file.destination)
         line.add("ts", Self.timestamp())

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import UploadDomain
 
@@ -116,5 +117,41 @@ func items(_ sizes: [Int64]) -> [UploadItem] {
         UploadItem(
             id: index, path: "/data/f\(index).jpg", relativePath: "f\(index).jpg", size: size, modified: 0,
             contentType: "image/jpeg")
+    }
+}
+
+/// A preparer the test drives by hand: each preparation waits until the test answers it.
+final class InMemoryPreparer: ImagePreparing {
+    struct Pending: Sendable {
+        let item: UploadItem
+        let options: ImageOptions
+        let reply: @Sendable (Result<PreparedImage?, UploadError>) -> Void
+    }
+
+    let started: AsyncStream<Pending>
+    private let sink: AsyncStream<Pending>.Continuation
+    let discarded = Mutex<[String]>([])
+
+    init() {
+        (started, sink) = AsyncStream.makeStream()
+    }
+
+    func prepare(_ item: UploadItem, options: ImageOptions) async throws(UploadError) -> PreparedImage? {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PreparedImage?, UploadError>, Never>) in
+            sink.yield(Pending(item: item, options: options) { continuation.resume(returning: $0) })
+        }
+        return try result.get()
+    }
+
+    func discard(_ prepared: PreparedImage) {
+        discarded.withLock { $0.append(prepared.path) }
+    }
+
+    /// A prepared copy of `item`: `/tmp/prep/<name>.jpg`, `size` bytes, 1600×1200.
+    static func prepared(_ item: UploadItem, size: Int64) -> PreparedImage {
+        let name = (item.relativePath as NSString).deletingPathExtension + ".jpg"
+        return PreparedImage(
+            path: "/tmp/prep/" + name, remoteName: name, contentType: "image/jpeg", size: size, width: 1600,
+            height: 1200, modified: 1)
     }
 }

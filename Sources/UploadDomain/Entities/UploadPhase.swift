@@ -1,6 +1,8 @@
-/// Where one file stands. `modeling` means every byte is sent and the server has not answered yet.
+/// Where one file stands. `preparing`: an image being resized or re-encoded before its turn; `modeling`: every
+/// byte is sent and the server has not answered yet.
 public enum UploadPhase: String, Sendable, CaseIterable {
     case queued
+    case preparing
     case willStart
     case uploading
     case modeling
@@ -13,7 +15,7 @@ public enum UploadPhase: String, Sendable, CaseIterable {
     public var isFinal: Bool {
         switch self {
         case .done, .failed, .cancelled, .skipped: true
-        case .queued, .willStart, .uploading, .modeling: false
+        case .queued, .preparing, .willStart, .uploading, .modeling: false
         }
     }
 

@@ -73,15 +73,21 @@ public struct PreparedImage: Sendable, Equatable {
     /// Pixel size after preparing.
     public var width: Int
     public var height: Int
+    /// The prepared file's modification time, so the transfer can tell it has not changed under it.
+    public var modified: Double
 
     /// Creates a prepared image.
-    public init(path: String, remoteName: String, contentType: String, size: Int64, width: Int, height: Int) {
+    public init(
+        path: String, remoteName: String, contentType: String, size: Int64, width: Int, height: Int,
+        modified: Double = 0
+    ) {
         self.path = path
         self.remoteName = remoteName
         self.contentType = contentType
         self.size = size
         self.width = width
         self.height = height
+        self.modified = modified
     }
 }
 

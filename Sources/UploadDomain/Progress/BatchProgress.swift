@@ -1,6 +1,7 @@
 /// How many files stand in each phase.
 public struct PhaseCounts: Sendable, Equatable {
     public var queued = 0
+    public var preparing = 0
     public var willStart = 0
     public var uploading = 0
     public var modeling = 0
@@ -21,6 +22,7 @@ public struct PhaseCounts: Sendable, Equatable {
     public mutating func add(_ phase: UploadPhase) {
         switch phase {
         case .queued: queued += 1
+        case .preparing: preparing += 1
         case .willStart: willStart += 1
         case .uploading: uploading += 1
         case .modeling: modeling += 1
@@ -35,6 +37,7 @@ public struct PhaseCounts: Sendable, Equatable {
     public mutating func remove(_ phase: UploadPhase) {
         switch phase {
         case .queued: queued -= 1
+        case .preparing: preparing -= 1
         case .willStart: willStart -= 1
         case .uploading: uploading -= 1
         case .modeling: modeling -= 1
@@ -47,9 +50,9 @@ public struct PhaseCounts: Sendable, Equatable {
 
     /// Files with a request in flight.
     public var active: Int { willStart + uploading + modeling }
-    public var total: Int { queued + active + done + failed + cancelled + skipped }
+    public var total: Int { queued + preparing + active + done + failed + cancelled + skipped }
     /// Files that still have work ahead.
-    public var pending: Int { queued + active }
+    public var pending: Int { queued + preparing + active }
 }
 
 /// The batch as a whole: bytes, files, rate and time left.
@@ -63,14 +66,20 @@ public struct BatchProgress: Sendable, Equatable {
     public var bytesPerSecond: Double
     /// Smoothed estimate; nil while unknown.
     public var eta: Duration?
+    /// Bytes preprocessing took off the prepared images (originals' sizes less the prepared files').
+    public var bytesSaved: Int64
 
     /// Creates progress figures.
-    public init(counts: PhaseCounts, bytesSent: Int64, bytesTotal: Int64, bytesPerSecond: Double, eta: Duration?) {
+    public init(
+        counts: PhaseCounts, bytesSent: Int64, bytesTotal: Int64, bytesPerSecond: Double, eta: Duration?,
+        bytesSaved: Int64 = 0
+    ) {
         self.counts = counts
         self.bytesSent = bytesSent
         self.bytesTotal = bytesTotal
         self.bytesPerSecond = bytesPerSecond
         self.eta = eta
+        self.bytesSaved = bytesSaved
     }
 
     /// bytesSent / bytesTotal, 0...1.

@@ -27,6 +27,27 @@ public struct UploadSnapshot: Sendable {
     }
 }
 
+/// An image as preprocessing left it.
+public struct Preparation: Sendable, Equatable {
+    /// The original's size in bytes.
+    public var originalSize: Int64
+    /// The prepared file's size and pixels.
+    public var size: Int64
+    public var width: Int
+    public var height: Int
+    /// The name it is sent under (a converted file's extension changes).
+    public var remoteName: String
+
+    /// Creates a preparation record.
+    public init(originalSize: Int64, size: Int64, width: Int, height: Int, remoteName: String) {
+        self.originalSize = originalSize
+        self.size = size
+        self.width = width
+        self.height = height
+        self.remoteName = remoteName
+    }
+}
+
 /// A batch winding down after a stop.
 public struct StopState: Sendable, Equatable {
     /// Time left before the transfers still in flight are aborted; nil when none was in flight at the stop.
@@ -59,6 +80,8 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
     public var error: UploadError?
     /// Why a skipped file was not sent ("already uploaded", a link not followed); nil for the others.
     public var skipReason: String?
+    /// What preprocessing made of the file, once it is prepared (`size` is then the prepared file's).
+    public var preparation: Preparation?
 
     /// Creates a row.
     public init(
@@ -66,7 +89,8 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
         size: Int64, sent: Int64,
         phase: UploadPhase,
         attempt: Int, isPaused: Bool = false, bytesPerSecond: Double = 0, httpStatus: Int? = nil,
-        result: UploadResult? = nil, error: UploadError? = nil, skipReason: String? = nil
+        result: UploadResult? = nil, error: UploadError? = nil, skipReason: String? = nil,
+        preparation: Preparation? = nil
     ) {
         self.id = id
         self.name = name
@@ -83,6 +107,7 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
         self.result = result
         self.error = error
         self.skipReason = skipReason
+        self.preparation = preparation
     }
 
     /// Sent / size, 0...1 (an empty file that is done counts as 1).

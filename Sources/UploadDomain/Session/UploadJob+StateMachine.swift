@@ -3,8 +3,10 @@ public struct UploadJob: Sendable {
     /// The per-file state machine; events return an `Action` and do no I/O.
     public struct StateMachine: Sendable {
         private enum State: Sendable {
-            /// -> willStart (start), cancelled (cancel), skipped (skip)
+            /// -> willStart (start), preparing (beginPreparing), cancelled (cancel), skipped (skip)
             case queued
+            /// An image being prepared. -> queued (prepared), failed (preparationFailed), cancelled (cancel)
+            case preparing
             /// Request handed to the transport, no byte out yet.
             /// -> uploading (bytesSent), modeling (allSent), done/failed/queued (finished), cancelling (cancel)
             case willStart
@@ -47,6 +49,7 @@ public struct UploadJob: Sendable {
         public var phase: UploadPhase {
             switch state {
             case .queued, .waitingToRetry: .queued
+            case .preparing: .preparing
             case .willStart: .willStart
             case .uploading: .uploading
             case .modeling, .cancelling: .modeling
@@ -141,10 +144,32 @@ public struct UploadJob: Sendable {
             return .enqueue
         }
 
+        /// Preparing the image (resize, re-encode) begins.
+        public mutating func beginPreparing() -> Action {
+            guard case .queued = state else { preconditionFailure("Invalid state: beginPreparing in \(state)") }
+            state = .preparing
+            return .emit(.preparing)
+        }
+
+        /// The prepared file is ready: back in line to be sent.
+        public mutating func prepared() -> Action {
+            guard case .preparing = state else { return .none }
+            state = .queued
+            return .enqueue
+        }
+
+        /// The image could not be prepared: final, like a failure no retry cures.
+        public mutating func preparationFailed() -> Action {
+            guard case .preparing = state else { return .none }
+            attempt += 1
+            state = .failed
+            return .emit(.failed)
+        }
+
         /// The user (or the batch) cancels the file.
         public mutating func cancel() -> Action {
             switch state {
-            case .queued, .waitingToRetry:
+            case .queued, .waitingToRetry, .preparing:
                 state = .cancelled
                 return .emit(.cancelled)
             case .willStart, .uploading, .modeling:

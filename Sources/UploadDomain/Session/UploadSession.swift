@@ -12,17 +12,24 @@ public actor UploadSession {
         public var tokenRefreshes: Int
         /// How long the transfers in flight get to finish after `stop` before they are aborted.
         public var grace: Duration
+        /// What preprocessing does to images; nothing by default.
+        public var imageOptions: ImageOptions
+        /// Images prepared at once.
+        public var preparingWorkers: Int
 
         /// Creates a configuration.
         public init(
             concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false,
-            tokenRefreshes: Int = 0, grace: Duration = .seconds(10)
+            tokenRefreshes: Int = 0, grace: Duration = .seconds(10), imageOptions: ImageOptions = ImageOptions(),
+            preparingWorkers: Int = 2
         ) {
             self.concurrency = concurrency
             self.retryPolicy = retryPolicy
             self.failFast = failFast
             self.tokenRefreshes = tokenRefreshes
             self.grace = grace
+            self.imageOptions = imageOptions
+            self.preparingWorkers = max(1, preparingWorkers)
         }
     }
 
@@ -36,6 +43,22 @@ public actor UploadSession {
         var result: UploadResult?
         var error: UploadError?
         var refreshes = 0
+        /// The prepared file while it may still be sent; removed once the file ends.
+        var prepared: PreparedImage?
+        /// Preparing found nothing to do (not an image): sent as it is.
+        var sentAsIs = false
+        var preparation: Preparation?
+
+        /// Bytes the file sends: the prepared size once it was prepared.
+        var sendSize: Int64 { preparation?.size ?? item.size }
+
+        /// What goes out: the prepared file under its new name, or the file as scanned.
+        var sendItem: UploadItem {
+            guard let prepared else { return item }
+            return UploadItem(
+                id: item.id, path: prepared.path, relativePath: prepared.remoteName, size: prepared.size,
+                modified: prepared.modified, contentType: prepared.contentType, sniffedType: prepared.contentType)
+        }
     }
 
     private struct RunningRequest {
@@ -74,6 +97,7 @@ public actor UploadSession {
     private var rowCounts = PhaseCounts()
     private var rowBytesSent: Int64 = 0
     private var rowBytesTotal: Int64 = 0
+    private var rowBytesSaved: Int64 = 0
     private var started = false
     /// When the last file event happened: once the batch is idle, its end, which the elapsed time stops at.
     private var lastEventAt: Duration = .zero
@@ -83,23 +107,30 @@ public actor UploadSession {
     private var draining = false
     private var graceEnds: Duration?
     private var graceTimer: Task<Void, Never>?
+    private let preparer: (any ImagePreparing)?
+    /// Files waiting for a preparing worker, in order, and the files being prepared.
+    private var prepareQueue: [Int] = []
+    private var prepareHead = 0
+    private var preparing: Set<Int> = []
 
     /// Creates a session for `items` (already in input order).
     public init(
         items: [UploadItem], planner: any RequestPlanner, transport: any UploadTransport,
         configuration: Configuration = Configuration(), journal: (any UploadJournal)? = nil,
-        clock: any UploadClock = SystemClock(),
+        preparer: (any ImagePreparing)? = nil, clock: any UploadClock = SystemClock(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
     ) {
+        self.preparer = configuration.imageOptions.changesNothing ? nil : preparer
         self.planner = planner
         self.journal = journal
         self.transport = transport
         self.configuration = configuration
         self.clock = clock
         self.random = random
+        let tag = configuration.imageOptions.identityTag
         self.files = items.map { item in
             FileState(
-                item: item, destination: planner.destination(of: item),
+                item: item, destination: planner.destination(of: item) + (tag.isEmpty ? "" : " [\(tag)]"),
                 curlCommand: LazyText { planner.curlCommand(for: item) })
         }
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
@@ -124,6 +155,8 @@ public actor UploadSession {
                 files[id].error = UploadError(.fileUnreadable, file: files[id].item.relativePath, cause: reason)
                 _ = files[id].machine.failed(retryAfter: nil)
                 emit(.failed, id)
+            } else if preparer != nil {
+                prepareQueue.append(id)
             } else {
                 queue.append(id)
                 // The first requests leave while the rest are still being queued; each file's own events keep
@@ -133,6 +166,7 @@ public actor UploadSession {
         }
         // Stopped before it started (a Ctrl-C during the scan): nothing is sent.
         if draining { cancelQueued() }
+        pumpPreparing()
         pump()
         resumeWaitersIfIdle()
     }
@@ -187,16 +221,90 @@ public actor UploadSession {
 
     /// Ends every file that waits for its turn or for a retry as cancelled.
     private func cancelQueued() {
-        for id in files.indices where files[id].machine.phase == .queued && !files[id].machine.isInFlight {
+        for id in files.indices
+        where [.queued, .preparing].contains(files[id].machine.phase) && !files[id].machine.isInFlight {
             cancel(id)
         }
         queue.removeAll()
         queueHead = 0
+        prepareQueue.removeAll()
+        prepareHead = 0
     }
 
     // MARK: - Scheduling
 
-    private var isIdle: Bool { queueHead == queue.count && running.isEmpty && retryTimers.isEmpty }
+    private var isIdle: Bool {
+        queueHead == queue.count && running.isEmpty && retryTimers.isEmpty && prepareHead == prepareQueue.count
+            && preparing.isEmpty
+    }
+
+    /// Starts preparing the next images while workers are free, keeping no more prepared files waiting than the
+    /// transfer slots and workers can use: the network never waits for an encoder, the temp folder stays small.
+    private func pumpPreparing() {
+        guard let preparer, !stopping, !draining else { return }
+        let workers = configuration.preparingWorkers
+        while preparing.count < workers, prepareHead < prepareQueue.count,
+            preparing.count + (queue.count - queueHead) < configuration.concurrency + workers
+        {
+            let id = prepareQueue[prepareHead]
+            prepareHead += 1
+            guard files[id].machine.phase == .queued, !files[id].machine.isInFlight else { continue }
+            preparing.insert(id)
+            apply(files[id].machine.beginPreparing(), to: id)
+            let item = files[id].item
+            let options = configuration.imageOptions
+            Task { [weak self] in
+                let outcome: Result<PreparedImage?, UploadError>
+                do throws(UploadError) {
+                    outcome = .success(try await preparer.prepare(item, options: options))
+                } catch {
+                    outcome = .failure(error)
+                }
+                await self?.preparationFinished(id, outcome)
+            }
+        }
+        if prepareHead > 4096, prepareHead * 2 > prepareQueue.count {
+            prepareQueue.removeFirst(prepareHead)
+            prepareHead = 0
+        }
+    }
+
+    private func preparationFinished(_ id: Int, _ outcome: Result<PreparedImage?, UploadError>) {
+        preparing.remove(id)
+        changed.insert(id)
+        guard files[id].machine.phase == .preparing else {
+            // Cancelled meanwhile: the prepared file is not needed.
+            if case .success(let prepared?) = outcome { preparer?.discard(prepared) }
+            pumpPreparing()
+            resumeWaitersIfIdle()
+            return
+        }
+        switch outcome {
+        case .success(let prepared?):
+            files[id].prepared = prepared
+            files[id].preparation = Preparation(
+                originalSize: files[id].item.size, size: prepared.size, width: prepared.width, height: prepared.height,
+                remoteName: prepared.remoteName)
+            emit(.prepared, id)
+            apply(files[id].machine.prepared(), to: id)
+        case .success(nil):
+            files[id].sentAsIs = true
+            apply(files[id].machine.prepared(), to: id)
+        case .failure(let error):
+            files[id].error = error.forFile(files[id].item.relativePath)
+            apply(files[id].machine.preparationFailed(), to: id)
+        }
+        pumpPreparing()
+        pump()
+        resumeWaitersIfIdle()
+    }
+
+    /// Removes the prepared file of a file that has ended; a retry prepares it again.
+    private func discardPrepared(_ id: Int) {
+        guard let prepared = files[id].prepared else { return }
+        files[id].prepared = nil
+        preparer?.discard(prepared)
+    }
 
     private func pump() {
         // Take the slot first: parts of multipart uploads take slots from other threads.
@@ -220,7 +328,7 @@ public actor UploadSession {
     }
 
     private func startRequest(_ ids: [Int]) {
-        let items = ids.map { files[$0].item }
+        let items = ids.map { files[$0].sendItem }
         let requestID = nextRequestID
         nextRequestID += 1
         for id in ids {
@@ -275,7 +383,7 @@ public actor UploadSession {
         }
         switch outcome {
         case .success(let response) where response.isSuccess:
-            let results = planner.results(for: ids.map { files[$0].item }, response: response)
+            let results = planner.results(for: ids.map { files[$0].sendItem }, response: response)
             for (index, id) in ids.enumerated() {
                 files[id].result = index < results.count ? results[index] : nil
                 if index < response.contentHashes.count { files[id].result?.contentHash = response.contentHashes[index] }
@@ -300,6 +408,7 @@ public actor UploadSession {
             }
         }
         pump()
+        pumpPreparing()
         resumeWaitersIfIdle()
     }
 
@@ -307,7 +416,7 @@ public actor UploadSession {
         changed.insert(id)
         files[id].error = error
         let final = stopping || draining
-        if !final, planner.renewsRequest(after: error, for: files[id].item) {
+        if !final, planner.renewsRequest(after: error, for: files[id].sendItem) {
             apply(files[id].machine.failed(retryAfter: .zero), to: id)
             return
         }
@@ -333,12 +442,18 @@ public actor UploadSession {
             break
         case .emit(let phase):
             switch phase {
+            case .preparing: emit(.preparing, id)
             case .modeling: emit(.modeling, id)
-            case .done: emit(.done, id)
+            case .done:
+                emit(.done, id)
+                discardPrepared(id)
             case .failed:
                 emit(.failed, id)
+                discardPrepared(id)
                 if configuration.failFast { handle(.cancelAll) }
-            case .cancelled: emit(.cancelled, id)
+            case .cancelled:
+                emit(.cancelled, id)
+                discardPrepared(id)
             default: break
             }
         case .cancelTransfer:
@@ -358,6 +473,10 @@ public actor UploadSession {
         case .enqueue where draining:
             // Back in line after a stop (an interrupted transfer): it would never start.
             apply(files[id].machine.cancel(), to: id)
+        case .enqueue where preparer != nil && files[id].prepared == nil && !files[id].sentAsIs:
+            // A retried file whose prepared copy was removed when it ended.
+            prepareQueue.append(id)
+            pumpPreparing()
         case .enqueue:
             queue.append(id)
             pump()
@@ -373,6 +492,8 @@ public actor UploadSession {
     private func cancel(_ id: Int) {
         guard files.indices.contains(id) else { return }
         retryTimers.removeValue(forKey: id)?.cancel()
+        // Nothing waits for a cancelled preparation: its file is removed when it returns.
+        preparing.remove(id)
         apply(files[id].machine.cancel(), to: id)
         resumeWaitersIfIdle()
     }
@@ -417,7 +538,7 @@ public actor UploadSession {
         case .done: outcome = .done(file.result)
         case .failed: outcome = .failed(file.error ?? UploadError(.requestFailed, file: file.item.relativePath))
         case .cancelled: outcome = .cancelled
-        case .queued, .modeling, .skipped, .retrying: return
+        case .queued, .preparing, .prepared, .modeling, .skipped, .retrying: return
         }
         journal.record(
             JournalEntry(item: file.item, destination: file.destination, attempt: file.machine.attempt, outcome: outcome))
@@ -451,7 +572,8 @@ public actor UploadSession {
         let total = rowBytesTotal
         let (rate, eta) = tracker.sample(at: now, bytesSent: sent, remaining: total - sent)
         let progress = BatchProgress(
-            counts: rowCounts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta)
+            counts: rowCounts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta,
+            bytesSaved: rowBytesSaved)
         return UploadSnapshot(
             files: rows, progress: progress, toast: Toast(progress: progress),
             concurrency: configuration.concurrency, isIdle: isIdle, elapsed: isIdle ? lastEventAt : now,
@@ -462,6 +584,7 @@ public actor UploadSession {
     private func account(_ row: FileSnapshot, sign: Int64) {
         if sign > 0 { rowCounts.add(row.phase) } else { rowCounts.remove(row.phase) }
         guard row.phase != .skipped, row.phase != .cancelled else { return }
+        if let preparation = row.preparation { rowBytesSaved += sign * (preparation.originalSize - preparation.size) }
         rowBytesTotal += sign * row.size
         rowBytesSent += sign * row.sent
     }
@@ -474,7 +597,7 @@ public actor UploadSession {
         var rate = 0.0
         switch phase {
         case .done, .skipped:
-            sent = file.item.size
+            sent = file.sendSize
         case .willStart, .uploading, .modeling:
             if let requestID = file.requestID, let request = running[requestID],
                 let index = request.fileIDs.firstIndex(of: id)
@@ -484,8 +607,8 @@ public actor UploadSession {
                 // The request carries framing too; scale its counters to the files' payload.
                 let payloadSent =
                     probe.total > 0 ? Int64(Double(probe.sent) / Double(probe.total) * Double(request.payload)) : 0
-                sent = min(file.item.size, max(0, payloadSent - request.offsets[index]))
-                if probe.allSent { sent = file.item.size }
+                sent = min(file.sendSize, max(0, payloadSent - request.offsets[index]))
+                if probe.allSent { sent = file.sendSize }
                 let seconds =
                     Double((now - file.attemptStarted).components.seconds)
                     + Double((now - file.attemptStarted).components.attoseconds) / 1e18
@@ -496,9 +619,10 @@ public actor UploadSession {
         }
         return FileSnapshot(
             id: id, name: file.item.relativePath, path: file.item.path, destination: file.destination,
-            curlCommand: file.curlCommand, size: file.item.size, sent: sent, phase: phase,
+            curlCommand: file.curlCommand, size: file.sendSize, sent: sent, phase: phase,
             attempt: file.machine.attempt, isPaused: paused,
             bytesPerSecond: rate, httpStatus: file.result?.httpStatus ?? file.error?.httpStatus, result: file.result,
-            error: file.error, skipReason: phase == .skipped ? file.item.skipReason ?? "already uploaded" : nil)
+            error: file.error, skipReason: phase == .skipped ? file.item.skipReason ?? "already uploaded" : nil,
+            preparation: file.preparation)
     }
 }

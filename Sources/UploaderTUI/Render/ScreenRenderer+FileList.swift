@@ -76,6 +76,7 @@ extension ScreenRenderer {
         case .queued:
             return file.attempt > 0 && file.error != nil ? ("retrying", .yellow, false) : ("queued", .default, true)
         // The session may keep a file in willStart while its first bytes already flow.
+        case .preparing: return ("preparing", .blue, false)
         case .willStart: return file.sent > 0 ? ("uploading", .cyan, false) : ("starting", .cyan, false)
         case .uploading: return ("uploading", .cyan, false)
         case .modeling: return ("processing", .magenta, false)

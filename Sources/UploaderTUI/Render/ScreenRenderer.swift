@@ -111,7 +111,8 @@ public struct ScreenRenderer: Sendable {
         frame.put(clock, x: cols - DisplayWidth.of(clock) - 1, y: 0, style: style(dim: true))
 
         let counts = snapshot.progress.counts
-        let right = "concurrency \(snapshot.concurrency)"
+        let saved = snapshot.progress.bytesSaved
+        let right = (saved > 0 ? "saved \(Formatting.bytes(saved))  " : "") + "concurrency \(snapshot.concurrency)"
         var segments: [(String, CellStyle)] = [
             ("queued \(counts.queued)", style(dim: counts.queued == 0)),
             ("active \(counts.active)", style(.cyan, bold: counts.active > 0)),
@@ -119,6 +120,7 @@ public struct ScreenRenderer: Sendable {
             ("failed \(counts.failed)", counts.failed > 0 ? style(.red, bold: true) : style(dim: true)),
             ("cancelled \(counts.cancelled)", counts.cancelled > 0 ? style(.yellow) : style(dim: true)),
         ]
+        if counts.preparing > 0 { segments.insert(("preparing \(counts.preparing)", style(.blue)), at: 1) }
         if counts.skipped > 0 { segments.append(("skipped \(counts.skipped)", style(dim: true))) }
         var separator = " " + glyphs.dot + " "
         let full = "\(counts.total) files  " + segments.map(\.0).joined(separator: separator)
