@@ -13,6 +13,8 @@ struct ImageReport: Equatable, Sendable {
     var width: Int?
     /// Pixel height, when the format header exposes it.
     var height: Int?
+    /// A JPEG's EXIF block, when it has one.
+    var exif: ExifSummary?
 }
 
 /// The "modeling step": reads a stored file back from disk and derives its checksum, image type
@@ -42,7 +44,10 @@ enum ImageInspector {
         case "png": dimensions = pngSize(head)
         case "gif": dimensions = gifSize(head)
         case "webp": dimensions = webpSize(head)
-        case "jpeg": dimensions = try jpegSize(handle)
+        case "jpeg":
+            let jpeg = try jpegInfo(handle)
+            dimensions = jpeg.size
+            report.exif = jpeg.exif
         default: dimensions = nil
         }
         report.width = dimensions?.0
@@ -100,15 +105,17 @@ enum ImageInspector {
         }
     }
 
-    /// JPEG: walks the marker segments until a start-of-frame (SOFn) marker, seeking over the
-    /// others — EXIF/ICC segments can be tens of KiB, so the header read above is not enough.
-    static func jpegSize(_ handle: FileHandle) throws -> (Int, Int)? {
+    /// JPEG: walks the marker segments until a start-of-frame (SOFn) marker, reading the EXIF block (APP1) on the
+    /// way and seeking over the others — EXIF/ICC segments can be tens of KiB, so the header read above is not
+    /// enough.
+    static func jpegInfo(_ handle: FileHandle) throws -> (size: (Int, Int)?, exif: ExifSummary?) {
+        var exif: ExifSummary?
         var offset: UInt64 = 2
         for _ in 0..<1024 {  // bounded: a hostile file cannot make us loop forever
             try handle.seek(toOffset: offset)
-            guard let bytes = try handle.read(upToCount: 9), bytes.count >= 4 else { return nil }
+            guard let bytes = try handle.read(upToCount: 9), bytes.count >= 4 else { return (nil, exif) }
             let segment = [UInt8](bytes)
-            guard segment[0] == 0xFF else { return nil }
+            guard segment[0] == 0xFF else { return (nil, exif) }
             let marker = segment[1]
             if marker == 0xFF {  // fill byte before a marker
                 offset += 1
@@ -118,18 +125,22 @@ enum ImageInspector {
                 offset += 2  // standalone markers carry no length
                 continue
             }
-            if marker == 0xD9 || marker == 0xDA { return nil }  // end of image / start of scan
+            if marker == 0xD9 || marker == 0xDA { return (nil, exif) }  // end of image / start of scan
             let length = bigEndian(segment, 2, 2)
             let isStartOfFrame = (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker)
             if isStartOfFrame {
-                guard segment.count >= 9 else { return nil }
+                guard segment.count >= 9 else { return (nil, exif) }
                 // Segment: length(2) precision(1) height(2) width(2).
-                return (bigEndian(segment, 7, 2), bigEndian(segment, 5, 2))
+                return ((bigEndian(segment, 7, 2), bigEndian(segment, 5, 2)), exif)
             }
-            guard length >= 2 else { return nil }
+            guard length >= 2 else { return (nil, exif) }
+            if marker == 0xE1, exif == nil {
+                try handle.seek(toOffset: offset + 4)
+                if let payload = try handle.read(upToCount: length - 2) { exif = ExifSummary(app1: [UInt8](payload)) }
+            }
             offset += 2 + UInt64(length)
         }
-        return nil
+        return (nil, exif)
     }
 
     private static func bigEndian(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int {

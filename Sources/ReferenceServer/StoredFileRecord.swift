@@ -19,9 +19,13 @@ struct StoredFileRecord: Codable, Equatable, Sendable {
     var width: Int?
     /// Pixel height, or nil when unknown.
     var height: Int?
+    /// The image carries an EXIF block / a GPS location in it; its orientation tag (JPEG only, else false/nil).
+    var exif: Bool
+    var gps: Bool
+    var orientation: Int?
 
     private enum CodingKeys: String, CodingKey {
-        case field, filename, path, size, sha256, contentType, signature, width, height
+        case field, filename, path, size, sha256, contentType, signature, width, height, exif, gps, orientation
     }
 
     init(field: String, filename: String, path: String, contentType: String, report: ImageReport) {
@@ -34,6 +38,26 @@ struct StoredFileRecord: Codable, Equatable, Sendable {
         self.signature = report.signature
         self.width = report.width
         self.height = report.height
+        self.exif = report.exif != nil
+        self.gps = report.exif?.hasGPS ?? false
+        self.orientation = report.exif?.orientation
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        field = try container.decode(String.self, forKey: .field)
+        filename = try container.decode(String.self, forKey: .filename)
+        path = try container.decode(String.self, forKey: .path)
+        size = try container.decode(Int.self, forKey: .size)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+        contentType = try container.decode(String.self, forKey: .contentType)
+        signature = try container.decodeIfPresent(String.self, forKey: .signature)
+        width = try container.decodeIfPresent(Int.self, forKey: .width)
+        height = try container.decodeIfPresent(Int.self, forKey: .height)
+        // Manifests written before these fields existed read as "no EXIF".
+        exif = try container.decodeIfPresent(Bool.self, forKey: .exif) ?? false
+        gps = try container.decodeIfPresent(Bool.self, forKey: .gps) ?? false
+        orientation = try container.decodeIfPresent(Int.self, forKey: .orientation)
     }
 
     /// Always writes `signature`/`width`/`height`, as `null` when unknown: clients get a fixed
@@ -49,6 +73,9 @@ struct StoredFileRecord: Codable, Equatable, Sendable {
         try container.encode(signature, forKey: .signature)
         try container.encode(width, forKey: .width)
         try container.encode(height, forKey: .height)
+        try container.encode(exif, forKey: .exif)
+        try container.encode(gps, forKey: .gps)
+        try container.encode(orientation, forKey: .orientation)
     }
 }
 
