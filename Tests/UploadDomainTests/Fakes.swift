@@ -155,3 +155,13 @@ final class InMemoryPreparer: ImagePreparing {
             height: 1200, modified: 1)
     }
 }
+
+/// Reads events until one of `kind` arrives for `file`.
+func awaitEvent(
+    _ kind: UploadEvent.Kind, file: Int, in events: inout AsyncStream<UploadEvent>.Iterator
+) async -> UploadEvent? {
+    while let event = await events.next() {
+        if event.kind == kind, event.file.id == file { return event }
+    }
+    return nil
+}

@@ -5,15 +5,6 @@ import UploadDomain
 /// name and size, removed when their file ends.
 @Suite("UploadSession preparing")
 struct UploadSessionPreparingTests {
-    private func awaitEvent(
-        _ kind: UploadEvent.Kind, file: Int, in events: inout AsyncStream<UploadEvent>.Iterator
-    ) async -> UploadEvent? {
-        while let event = await events.next() {
-            if event.kind == kind, event.file.id == file { return event }
-        }
-        return nil
-    }
-
     private let options = ImageOptions(maxDimension: 1600, stripMetadata: true)
 
     @Test("workers prepare ahead, bounded; a prepared file goes out under its new name, size and type, then is removed")

@@ -4,15 +4,6 @@ import UploadDomain
 /// `stop` (the first Ctrl-C, `q`, `C`): nothing new starts, the transfers in flight finish within the grace period.
 @Suite("UploadSession stop")
 struct UploadSessionStopTests {
-    private func awaitEvent(
-        _ kind: UploadEvent.Kind, file: Int, in events: inout AsyncStream<UploadEvent>.Iterator
-    ) async -> UploadEvent? {
-        while let event = await events.next() {
-            if event.kind == kind, event.file.id == file { return event }
-        }
-        return nil
-    }
-
     @Test("queued files end cancelled at once; those in flight finish done; nothing new starts; a failure is final")
     func inFlightFinish() async throws {
         let transport = InMemoryTransport()

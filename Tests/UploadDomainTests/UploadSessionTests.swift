@@ -4,16 +4,6 @@ import UploadDomain
 
 @Suite("UploadSession")
 struct UploadSessionTests {
-    /// Reads events until one of `kind` arrives for `file`, returning the kinds seen for that file on the way.
-    func awaitEvent(
-        _ kind: UploadEvent.Kind, file: Int, in events: inout AsyncStream<UploadEvent>.Iterator
-    ) async -> UploadEvent? {
-        while let event = await events.next() {
-            if event.kind == kind, event.file.id == file { return event }
-        }
-        return nil
-    }
-
     @Test("the concurrency cap holds, progress folds into per-file and batch figures, and phases go in order")
     func progressAggregation() async throws {
         let transport = InMemoryTransport()
