@@ -141,6 +141,9 @@ struct UploadCommand: ParsableCommand {
     @OptionGroup(title: "Dataset rules (checked before anything is sent)")
     var rules: RuleOptions
 
+    @OptionGroup(title: "Images (prepared with libvips before sending; the originals are not touched)")
+    var images: ImageFlags
+
     @Flag(
         help: """
             Send no Idempotency-Key header (for servers that refuse unknown headers). The key lets a server answer \

@@ -39,6 +39,8 @@ struct UploadPlan {
     /// The first token, when the command line or environment gave one.
     var initialToken: String?
     var headers: [HTTPHeader]
+    /// What preprocessing does to images (nothing by default).
+    var imageOptions: ImageOptions
 }
 
 /// Where new bearer tokens come from.
@@ -66,6 +68,7 @@ extension UploadCommand {
             return FormField(name: String(pair[..<eq]), value: String(pair[pair.index(after: eq)...]))
         }
         let batchRules = try rules.parsed()
+        let imageOptions = try images.parsed()
         guard (1...64).contains(concurrency) else {
             throw UsageError(description: "--concurrency takes a number of requests from 1 to 64, not \(concurrency)")
         }
@@ -194,10 +197,12 @@ extension UploadCommand {
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
-                tokenRefreshes: tokenSource == nil ? 0 : 2, grace: .milliseconds(Int64(grace * 1000))),
+                tokenRefreshes: tokenSource == nil ? 0 : 2, grace: .milliseconds(Int64(grace * 1000)),
+                imageOptions: imageOptions),
             engineOptions: CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout),
             headless: headless, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
-            retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers)
+            retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,
+            imageOptions: imageOptions)
     }
 
     /// S3 with the upload's sizes, each checked before anything is sent.

@@ -53,7 +53,8 @@ struct UploadRun {
         }
         var done: Set<Int> = []
         if let journal {
-            let prior = journal.priorOutcomes(of: items, destinations: items.map(planner.destination(of:)))
+            let prior = journal.priorOutcomes(
+                of: items, destinations: items.map { plan.imageOptions.journalDestination(planner.destination(of: $0)) })
             done = Set(prior.filter { $0.value == .done }.keys)
         }
         let session = UploadSession(

@@ -59,6 +59,13 @@ public struct ImageOptions: Sendable, Equatable {
         if stripMetadata { parts.append("strip-metadata") }
         return parts.joined(separator: ",")
     }
+
+    /// `destination` as the journal keys it: with the options that change the bytes, so a rerun with the same
+    /// options skips what is done and one with other options sends again.
+    public func journalDestination(_ destination: String) -> String {
+        let tag = identityTag
+        return tag.isEmpty ? destination : destination + " [\(tag)]"
+    }
 }
 
 /// An image made ready to send: a file in the private temporary folder, streamed like any other file.

@@ -36,6 +36,8 @@ public actor UploadSession {
     private struct FileState {
         let item: UploadItem
         let destination: String
+        /// The destination with the image options that change the bytes: how the journal keys the file.
+        let journalDestination: String
         let curlCommand: LazyText
         var machine = UploadJob.StateMachine()
         var requestID: Int?
@@ -127,10 +129,11 @@ public actor UploadSession {
         self.configuration = configuration
         self.clock = clock
         self.random = random
-        let tag = configuration.imageOptions.identityTag
+        let options = configuration.imageOptions
         self.files = items.map { item in
             FileState(
-                item: item, destination: planner.destination(of: item) + (tag.isEmpty ? "" : " [\(tag)]"),
+                item: item, destination: planner.destination(of: item),
+                journalDestination: options.journalDestination(planner.destination(of: item)),
                 curlCommand: LazyText { planner.curlCommand(for: item) })
         }
         (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
@@ -541,7 +544,8 @@ public actor UploadSession {
         case .queued, .preparing, .prepared, .modeling, .skipped, .retrying: return
         }
         journal.record(
-            JournalEntry(item: file.item, destination: file.destination, attempt: file.machine.attempt, outcome: outcome))
+            JournalEntry(
+                item: file.item, destination: file.journalDestination, attempt: file.machine.attempt, outcome: outcome))
     }
 
     // MARK: - Snapshots
