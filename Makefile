@@ -1,6 +1,6 @@
 # uploader-tui — build, test and demo on a fresh Debian machine.
 SHELL := /bin/bash
-APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash tmux curl python3 python3-pip
+APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
 BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time

@@ -22,11 +22,22 @@ let package = Package(
         .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw", .when(configuration: .debug))]),
         .target(name: "CXXHash", linkerSettings: [.linkedLibrary("xxhash")]),
         .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // libvips is loaded with dlopen on first use (see Sources/CVips), so nothing is linked: release builds are
+        // unaffected. Its headers include GLib's, which live outside the default search path (Debian's libglib2.0-dev).
+        .target(
+            name: "CVips",
+            cSettings: [
+                .unsafeFlags(
+                    [
+                        "-I/usr/include/glib-2.0", "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include",
+                        "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
+                    ], .when(platforms: [.linux]))
+            ]),
         .target(name: "UploadDomain"),
         .target(
             name: "UploadData",
             dependencies: [
-                "UploadDomain", "CCurl", "CXXHash", "CSQLite",
+                "UploadDomain", "CCurl", "CXXHash", "CSQLite", "CVips",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -1,0 +1,91 @@
+import CVips
+
+/// libvips as the preparer uses it: loaded on first use, with its process-wide error buffer read as one line.
+enum VipsLibrary {
+    /// Why libvips cannot be used (not installed, too old), or nil once it is loaded and initialised.
+    static func loadError() -> String? {
+        cvips_load_error().map { String(cString: $0) }
+    }
+
+    /// libvips' pending error messages as one line (they come one per line, often repeated), then clears them.
+    static func takeError() -> String {
+        guard let text = cvips_take_error() else { return "unknown libvips error" }
+        defer { cvips_free_string(text) }
+        return oneLine(String(cString: text))
+    }
+
+    /// `text`'s non-empty lines, trimmed, without repeats, joined by "; " and cut at 300 characters.
+    static func oneLine(_ text: String) -> String {
+        var seen: Set<Substring> = []
+        let lines = text.split(whereSeparator: \.isNewline)
+            .map { $0.drop(while: \.isWhitespace) }
+            .filter { !$0.isEmpty && seen.insert($0).inserted }
+        let joined = lines.joined(separator: "; ")
+        return joined.count > 300 ? String(joined.prefix(299)) + "…" : joined
+    }
+}
+
+/// One libvips image (a `VipsImage`); the reference is released when this goes. Used from one thread at a time.
+final class VipsImage {
+    let pointer: OpaquePointer
+
+    private init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        cvips_release(pointer)
+    }
+
+    /// Opens `path` reading only its header; nil on failure (the reason is in `VipsLibrary.takeError()`).
+    static func header(path: String) -> VipsImage? {
+        cvips_open(path).map(VipsImage.init)
+    }
+
+    /// `path` shrunk while decoding to fit `maxSide`×`maxSide` (never enlarged) and turned upright.
+    static func thumbnail(path: String, maxSide: Int, toSRGB: Bool) -> VipsImage? {
+        cvips_thumbnail(path, Int32(clamping: maxSide), toSRGB ? 1 : 0).map(VipsImage.init)
+    }
+
+    /// `path` at full size, turned upright; `header` is the same file opened by `header(path:)`.
+    static func upright(path: String, header: VipsImage, toSRGB: Bool) -> VipsImage? {
+        cvips_upright(path, header.pointer, toSRGB ? 1 : 0).map(VipsImage.init)
+    }
+
+    /// A `width`×`height` sRGB image of noise, for tests.
+    static func noise(width: Int, height: Int) -> VipsImage? {
+        cvips_noise(Int32(width), Int32(height)).map(VipsImage.init)
+    }
+
+    var width: Int { Int(cvips_width(pointer)) }
+    var height: Int { Int(cvips_height(pointer)) }
+    /// Frames or pages in the file: more than 1 for an animated GIF or WebP, a multi-page TIFF.
+    var pages: Int { Int(cvips_pages(pointer)) }
+    /// The loader libvips picked ("jpegload", "heifload", …).
+    var loader: String? { cvips_loader(pointer).map { String(cString: $0) } }
+    /// True when the metadata holds a GPS position.
+    var hasLocation: Bool { cvips_has_location(pointer) != 0 }
+
+    /// The metadata field names that start with `prefix` ("exif-", "icc-profile-data", …).
+    func fieldNames(prefix: String = "") -> [String] {
+        guard let names = cvips_field_names(pointer, prefix) else { return [] }
+        defer { cvips_free_string(names) }
+        return String(cString: names).split(separator: "\n").map(String.init)
+    }
+
+    /// Sets a text metadata field (savers write "exif-ifdN-Name" fields into the EXIF block).
+    func set(_ name: String, _ value: String) {
+        cvips_set_string(pointer, name, value)
+    }
+
+    /// Sets an integer metadata field ("orientation").
+    func set(_ name: String, _ value: Int) {
+        cvips_set_int(pointer, name, Int32(value))
+    }
+
+    /// Encodes into `path`; false on failure (the reason is in `VipsLibrary.takeError()`), which may leave a partial
+    /// file for the caller to remove.
+    func save(to path: String, format: ImageOutputFormat, quality: Int, strip: Bool) -> Bool {
+        cvips_save(pointer, path, format.encoder, Int32(min(max(quality, 1), 100)), strip ? 1 : 0) == 0
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import UploadDomain
+
+/// The blocking part, run on a worker thread.
+extension VipsImagePreparer {
+    /// Prepares `item`, an image of MIME type `type`; see `prepare(_:options:)`.
+    func prepareNow(_ item: UploadItem, type: String, options: ImageOptions) throws(UploadError) -> PreparedImage? {
+        if let why = VipsLibrary.loadError() {
+            throw UploadError(.imageUnreadable, file: item.relativePath, cause: why)
+        }
+        // Lazy: only the header is read, so an image declaring billions of pixels is refused before any decoding.
+        guard let header = VipsImage.header(path: item.path) else { throw failure(item) }
+        let pixels = Int64(header.width) * Int64(header.height)
+        guard pixels <= options.maxPixels else {
+            let cause = "\(header.width)x\(header.height) pixels, more than --max-pixels \(options.maxPixels)"
+            throw UploadError(.imageTooLarge, file: item.relativePath, cause: cause)
+        }
+        if header.pages > 1, ["image/gif", "image/webp", "image/tiff"].contains(type) { return nil }
+        let fits = options.maxDimension.map { max(header.width, header.height) <= $0 } ?? true
+        if fits, options.convert == nil, !options.stripMetadata { return nil }
+
+        // Stripping drops the colour profile with the rest (libvips 8.14 has no way to keep it): the pixels are
+        // converted to sRGB first, which is how an image without a profile is shown.
+        let toSRGB = options.stripMetadata
+        let image =
+            if let maxDimension = options.maxDimension, !fits {
+                VipsImage.thumbnail(path: item.path, maxSide: maxDimension, toSRGB: toSRGB)
+            } else {
+                // Not resized, but still upright: the orientation tag goes with the metadata or the new format.
+                VipsImage.upright(path: item.path, header: header, toSRGB: toSRGB)
+            }
+        guard let image else { throw failure(item) }
+
+        let format = ImageOutputFormat.forInput(type, options: options)
+        let path = try folder.newFile(extension: format.fileExtension, for: item.relativePath)
+        guard image.save(to: path, format: format, quality: options.quality, strip: options.stripMetadata) else {
+            let error = failure(item, writing: path)
+            unlink(path)
+            throw error
+        }
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let cause = String(cString: strerror(errno))
+            unlink(path)
+            throw UploadError(.fileUnreadable, file: item.relativePath, cause: "prepared copy: \(cause)")
+        }
+        let sameFormat = ImageOutputFormat.same(as: type) == format
+        return PreparedImage(
+            path: path, remoteName: sameFormat ? item.relativePath : format.remoteName(for: item.relativePath),
+            contentType: format.contentType, size: Int64(status.st_size), width: image.width, height: image.height)
+    }
+
+    /// The error for a libvips failure on `item` (while writing `output`, if given), from its error buffer.
+    func failure(_ item: UploadItem, writing output: String? = nil) -> UploadError {
+        let message = VipsLibrary.takeError()
+        // The file vanished or became unreadable since the scan: say so, rather than blame its content.
+        if access(item.path, R_OK) != 0 {
+            return UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
+        }
+        if let output, let cause = Self.writeErrors.first(where: message.contains) {
+            let folder = (output as NSString).deletingLastPathComponent
+            return UploadError(
+                .fileUnreadable, file: item.relativePath, cause: "cannot write the prepared copy in \(folder): \(cause)"
+            )
+        }
+        // libvips names the file by its absolute path; the error already names it relative to the folder argument.
+        let cause = message.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")
+            .replacingOccurrences(of: item.path, with: item.relativePath)
+        return UploadError(.imageUnreadable, file: item.relativePath, cause: cause)
+    }
+
+    /// The system's words for the write failures libvips reports with errno's text (a full disk, a quota, …).
+    static let writeErrors: [String] = [ENOSPC, EDQUOT, EFBIG, EROFS, EIO, EACCES].map {
+        String(cString: strerror($0))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import UploadDomain
+
+/// Prepares images with libvips (issue 16): shrinks them to `--max-dimension` while decoding, turns them upright,
+/// re-encodes them (`--convert`, `--quality`), strips their metadata, and refuses those declaring more than
+/// `--max-pixels`. The originals are never touched: each result is a new file in a private temporary folder.
+///
+/// Work runs on a few threads of its own (`VipsWorkers`), never on the caller's. libvips is loaded on first use.
+///
+/// The folder is `$TMPDIR/uploader-tui-XXXXXX` (else under /tmp), one per process. The session discards each
+/// prepared file when its upload ends; the executable must call `removeTemporaryFolder()` once the session is over
+/// (it ends the process with `_exit`, so no exit handler would).
+public final class VipsImagePreparer: ImagePreparing {
+    let folder: PreparedImageFolder
+    let workers: VipsWorkers
+
+    /// A preparer writing into the process's temporary folder.
+    public convenience init() {
+        self.init(folder: .process, workers: .shared)
+    }
+
+    /// A preparer writing into `folder` (tests give each their own).
+    init(folder: PreparedImageFolder, workers: VipsWorkers = .shared) {
+        self.folder = folder
+        self.workers = workers
+    }
+
+    /// Prepares `item` with `options` into the temporary folder.
+    /// - Returns: the prepared file, or nil when the file is sent as it is: `options` change nothing, it is not an
+    ///   image type handled here, it is animated or has several pages (only the first would survive), or nothing
+    ///   needs doing (no `--convert`, no `--strip-metadata`, and it already fits `--max-dimension`).
+    /// - Throws: `UploadError` naming the file: `imageTooLarge` (the header declares more than `maxPixels`, refused
+    ///   before decoding), `imageUnreadable` (not decodable, with libvips' reason), `fileUnreadable` (the file is gone
+    ///   or unreadable, or the prepared copy cannot be written: a full disk). No partial file is left behind.
+    public func prepare(_ item: UploadItem, options: ImageOptions) async throws(UploadError) -> PreparedImage? {
+        guard !options.changesNothing, let type = Self.imageType(of: item) else { return nil }
+        return try await workers.result { [self] in
+            Result { () throws(UploadError) in try prepareNow(item, type: type, options: options) }
+        }.get()
+    }
+
+    /// Removes a prepared file; does nothing for a path outside the temporary folder.
+    public func discard(_ prepared: PreparedImage) {
+        guard folder.contains(prepared.path) else { return }
+        unlink(prepared.path)
+    }
+
+    /// Removes the temporary folder and any prepared file still in it. The executable calls it once its session has
+    /// ended (on every exit path, SIGINT included); files prepared afterwards go to a new folder.
+    public func removeTemporaryFolder() {
+        folder.remove()
+    }
+
+    /// True when `item` is an image whose metadata holds a GPS position (EXIF GPS latitude or longitude, or XMP),
+    /// read from the header only; false for anything else or anything unreadable. For the warning
+    /// "12 of 24 files carry a GPS location; --strip-metadata removes it".
+    public func carriesLocation(_ item: UploadItem) async -> Bool {
+        guard Self.imageType(of: item) != nil else { return false }
+        let result: Result<Bool, Never> = await workers.result {
+            guard VipsLibrary.loadError() == nil else { return .success(false) }
+            guard let header = VipsImage.header(path: item.path) else {
+                _ = VipsLibrary.takeError()
+                return .success(false)
+            }
+            return .success(header.hasLocation)
+        }
+        switch result {
+        case .success(let found): return found
+        }
+    }
+
+    /// The MIME type `item` is prepared as, or nil when it is not an image handled here: its sniffed type, else (its
+    /// first bytes say nothing known) the type of its extension, so a broken `.jpg` fails as an unreadable image
+    /// instead of going out unprepared.
+    static func imageType(of item: UploadItem) -> String? {
+        let type = item.sniffedType ?? item.contentType
+        return ImageOutputFormat.inputTypes.contains(type) ? type : nil
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import UploadDomain
+
+@testable import UploadData
+
+/// A scratch folder for one test's images, with a preparer whose temporary folder lives inside it.
+struct ImageScratch {
+    let root: String
+    let preparer: VipsImagePreparer
+
+    init() throws {
+        var template = Array(
+            ((NSTemporaryDirectory() as NSString).appendingPathComponent("vips-test-XXXXXX")).utf8CString)
+        guard
+            let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!).map { String(cString: $0) } })
+        else { throw CocoaError(.fileWriteUnknown) }
+        root = made
+        try FileManager.default.createDirectory(atPath: root + "/in", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/tmp", withIntermediateDirectories: true)
+        preparer = VipsImagePreparer(folder: PreparedImageFolder(parent: root + "/tmp"))
+    }
+
+    /// The files the preparer left in its temporary folder.
+    var leftovers: [String] {
+        (try? FileManager.default.subpathsOfDirectory(atPath: root + "/tmp")).map { $0.filter { $0.contains(".") } }
+            ?? []
+    }
+
+    /// `relativePath` under the input folder as the scanner would describe it (type sniffed from its bytes).
+    func item(_ relativePath: String) throws -> UploadItem {
+        let path = root + "/in/" + relativePath
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let header = Array(data.prefix(MediaType.headerLength))
+        return UploadItem(
+            id: 0, path: path, relativePath: relativePath, size: Int64(data.count), modified: 0,
+            contentType: MediaType.detect(header: header, name: relativePath), sniffedType: MediaType.sniff(header))
+    }
+
+    /// Writes `bytes` as `relativePath` in the input folder.
+    func write(_ bytes: [UInt8], to relativePath: String) throws -> UploadItem {
+        let path = root + "/in/" + relativePath
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return try item(relativePath)
+    }
+
+    /// Saves a `width`×`height` noise image as `relativePath` in `format`, after `configure` set its metadata.
+    func image(
+        _ relativePath: String, width: Int, height: Int, format: ImageOutputFormat, quality: Int = 90,
+        configure: (VipsImage) -> Void = { _ in }
+    ) throws -> UploadItem {
+        let path = root + "/in/" + relativePath
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        guard VipsLibrary.loadError() == nil, let image = VipsImage.noise(width: width, height: height) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        configure(image)
+        guard image.save(to: path, format: format, quality: quality, strip: false) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: VipsLibrary.takeError()])
+        }
+        return try item(relativePath)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+}
+
+/// A PNG made by hand: a valid signature and IHDR (with its CRC) declaring `width`×`height`, then an IDAT whose
+/// bytes are not a deflate stream, so decoding it would fail.
+func pngDeclaring(width: UInt32, height: UInt32) -> [UInt8] {
+    func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+    func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
+    }
+    let ihdr = bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0]  // 8-bit RGB, deflate, no interlace
+    return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr)
+        + chunk("IDAT", Array(repeating: 0xAB, count: 64)) + chunk("IEND", [])
+}
+
+/// CRC-32 as PNG uses it (ISO 3309, reflected, polynomial 0xEDB88320).
+func crc32(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return ~crc
+}
