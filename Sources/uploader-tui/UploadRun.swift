@@ -21,7 +21,9 @@ struct UploadRun {
         // The journal before libcurl: this thread prepares it unless the start-up thread, which loads libcurl
         // first, has begun to (see JournalOpening).
         let prepared = try prepareJournal()
-        if let problem = CurlEngine.libraryProblem() {
+        if let problem = CurlEngine.libraryProblem()
+            ?? (plan.imageOptions.changesNothing ? nil : VipsImagePreparer.libraryProblem())
+        {
             prepared?.release()
             throw UsageError(description: problem)
         }
@@ -57,8 +59,11 @@ struct UploadRun {
                 of: items, destinations: items.map { plan.imageOptions.journalDestination(planner.destination(of: $0)) })
             done = Set(prior.filter { $0.value == .done }.keys)
         }
+        let preparer = plan.imageOptions.changesNothing ? nil : VipsImagePreparer()
+        if let preparer { ProcessExit.atExit { preparer.removeTemporaryFolder() } }
         let session = UploadSession(
-            items: items, planner: planner, transport: transport, configuration: plan.configuration, journal: journal)
+            items: items, planner: planner, transport: transport, configuration: plan.configuration, journal: journal,
+            preparer: preparer)
         let screen = Mutex<Task<TUIOutcome, any Error>?>(nil)
         let reporter = HeadlessReporter(json: plan.json)
         let headless = plan.headless
@@ -163,6 +168,9 @@ struct UploadRun {
         whenIdle: (PhaseCounts) -> Void
     ) async {
         for note in plan.notes { await reporter.note(note) }
+        let locations = Task { [plan] in
+            if let note = await Self.locationNote(plan) { await reporter.note(note) }
+        }
         // The reporter runs where the session's requests do (the curl threads), so an event costs no thread switch.
         let executor = session.taskExecutor
         let events = Task(executorPreference: executor) {
@@ -186,11 +194,29 @@ struct UploadRun {
         await session.waitUntilIdle()
         whenIdle(await session.snapshot().progress.counts)
         ticker.cancel()
+        await locations.value
         await session.finishEvents()
         await events.value
         let snapshot = await session.snapshot()
         let status = ExitStatus(counts: snapshot.progress.counts, interrupted: false)
         await reporter.summary(snapshot, exitCode: status.rawValue)
+    }
+}
+
+extension UploadRun {
+    /// "12 of 24 files carry a GPS location; --strip-metadata removes it", or nil: said once, unless the metadata is
+    /// stripped. Read from the images' headers while the uploads run (libvips is loaded only when there are images).
+    static func locationNote(_ plan: UploadPlan) async -> String? {
+        guard !plan.imageOptions.stripMetadata else { return nil }
+        let images = plan.items.filter { $0.skipReason == nil && $0.sniffedType?.hasPrefix("image/") == true }
+        guard !images.isEmpty, VipsImagePreparer.libraryProblem() == nil else { return nil }
+        let probe = VipsImagePreparer()
+        var located = 0
+        for item in images where await probe.carriesLocation(item) { located += 1 }
+        guard located > 0 else { return nil }
+        let files = images.count == 1 ? "file" : "files"
+        let carry = located == 1 ? "carries" : "carry"
+        return "\(located) of \(images.count) \(files) \(carry) a GPS location; --strip-metadata removes it"
     }
 }
 

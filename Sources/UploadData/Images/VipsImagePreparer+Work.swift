@@ -47,7 +47,8 @@ extension VipsImagePreparer {
         let sameFormat = ImageOutputFormat.same(as: type) == format
         return PreparedImage(
             path: path, remoteName: sameFormat ? item.relativePath : format.remoteName(for: item.relativePath),
-            contentType: format.contentType, size: Int64(status.st_size), width: image.width, height: image.height)
+            contentType: format.contentType, size: Int64(status.st_size), width: image.width, height: image.height,
+            modified: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
     }
 
     /// The error for a libvips failure on `item` (while writing `output`, if given), from its error buffer.

@@ -45,6 +45,11 @@ public final class VipsImagePreparer: ImagePreparing {
         unlink(prepared.path)
     }
 
+    /// Why libvips cannot be used here (not installed, not loadable), or nil: checked before a run that needs it.
+    public static func libraryProblem() -> String? {
+        VipsLibrary.loadError().map { "image options need libvips (Debian's libvips42): \($0)" }
+    }
+
     /// Removes the temporary folder and any prepared file still in it. The executable calls it once its session has
     /// ended (on every exit path, SIGINT included); files prepared afterwards go to a new folder.
     public func removeTemporaryFolder() {

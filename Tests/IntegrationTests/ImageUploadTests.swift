@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@testable import UploadData
+
+/// Issue 16 with the real binary, libvips and the reference server: what arrives is the prepared image.
+@Suite("Image-aware uploads", .serialized)
+struct ImageUploadTests {
+    let binary = ChildProcess.uploaderBinary
+
+    /// Saves a noise image of `width`×`height` at `path` in `format`, with `configure` setting its metadata.
+    private func image(
+        _ path: String, width: Int, height: Int, format: ImageOutputFormat, configure: (VipsImage) -> Void = { _ in }
+    ) throws {
+        guard VipsLibrary.loadError() == nil, let image = VipsImage.noise(width: width, height: height) else {
+            throw TestFailure(description: "libvips: \(VipsLibrary.loadError() ?? "no image")")
+        }
+        configure(image)
+        guard image.save(to: path, format: format, quality: 90, strip: false) else {
+            throw TestFailure(description: "saving \(path): \(VipsLibrary.takeError() ?? "")")
+        }
+    }
+
+    private func sidewaysPhotoWithGPS(_ path: String) throws {
+        try image(path, width: 4000, height: 3000, format: .jpeg) { image in
+            image.set("orientation", 6)
+            image.set("exif-ifd3-GPSLatitudeRef", "N")
+            image.set("exif-ifd3-GPSLatitude", "51/1 30/1 0/1")
+            image.set("exif-ifd3-GPSLongitudeRef", "W")
+            image.set("exif-ifd3-GPSLongitude", "0/1 7/1 0/1")
+        }
+    }
+
+    /// The prepared files' folders under `tmp` that still hold a file.
+    private func leftovers(_ tmp: String) -> [String] {
+        ((try? FileManager.default.subpathsOfDirectory(atPath: tmp)) ?? []).filter { $0.contains(".") }
+    }
+
+    @Test("a sideways photo with GPS arrives upright, within --max-dimension and without GPS; PNG converts to JPEG")
+    func preparedImagesArrive() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("images")
+        let tmp = try TestFolder("tmp")
+        try sidewaysPhotoWithGPS(folder.path + "/photo.jpg")
+        try image(folder.path + "/shot.png", width: 800, height: 600, format: .png)
+        try folder.write("notes.txt", size: 300, seed: 3)
+        try folder.write("cut.jpg", size: 3_000, seed: 4, prefix: Magic.jpeg)  // not a decodable JPEG
+        let journal = folder.path + ".journal.sqlite"
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/img/images"), "--json", "--journal", journal,
+            "--max-dimension", "1600", "--strip-metadata", "--convert", "jpeg", "--quality", "70",
+        ]
+        let run = try await ChildProcess.run(binary, arguments, environment: ["TMPDIR": tmp.path])
+        #expect(run.status == 1, "cut.jpg fails, the rest go on: \(run.standardError)")
+        let events = try ndjson(run.standardOutput)
+        let prepared = try #require(events.first { $0["event"] as? String == "prepared" && $0["file"] as? String == "photo.jpg" })
+        #expect(prepared["width"] as? Int == 1200 && prepared["height"] as? Int == 1600)
+        #expect((prepared["bytes_after"] as? Int ?? .max) < (prepared["bytes_before"] as? Int ?? 0))
+        let kinds = events.filter { $0["file"] as? String == "photo.jpg" }.compactMap { $0["event"] as? String }
+            .filter { $0 != "progress" }
+        #expect(kinds == ["queued", "preparing", "prepared", "started", "modeling", "done"])
+        #expect(run.standardError.contains("cut.jpg: cannot decode image: "), "\(run.standardError)")
+        #expect(run.standardError.contains("prepared  shot.png → shot.jpg 800×600"), "\(run.standardError)")
+        #expect(run.standardError.contains("saved by preparing"))
+        #expect((events.last?["bytes_saved"] as? Int ?? 0) > 0)
+
+        // The server's own reading of what it stored, as its answer for each file reports it.
+        func stored(_ name: String) throws -> [String: Any] {
+            let done = try #require(events.first { $0["event"] as? String == "done" && $0["file"] as? String == name })
+            return try #require(done["result"] as? [String: Any], "\(done)")
+        }
+        let photo = try stored("photo.jpg")
+        #expect(photo["path"] as? String == "datasets/img/photo.jpg")
+        #expect(photo["width"] as? Int == 1200 && photo["height"] as? Int == 1600)
+        #expect(photo["gps"] as? Bool == false && photo["exif"] as? Bool == false)
+        #expect(photo["orientation"] is NSNull)
+        let shot = try stored("shot.png")
+        #expect(shot["path"] as? String == "datasets/img/shot.jpg")
+        #expect(shot["signature"] as? String == "jpeg" && shot["contentType"] as? String == "image/jpeg")
+        #expect(await server.server.statistics.storedByPath["datasets/img/notes.txt"] == 1, "not an image: as it is")
+        #expect(leftovers(tmp.path).isEmpty, "prepared files are removed: \(leftovers(tmp.path))")
+        #expect(try await journalDonePaths(journal).count == 3)
+
+        // The same options skip what is done; other options send again.
+        let again = try await ChildProcess.run(binary, arguments, environment: ["TMPDIR": tmp.path])
+        #expect(try ndjson(again.standardOutput).last?["skipped"] as? Int == 3)
+        var other = arguments
+        other[other.firstIndex(of: "1600")!] = "800"
+        let smaller = try await ChildProcess.run(binary, other, environment: ["TMPDIR": tmp.path])
+        #expect(try ndjson(smaller.standardOutput).last?["done"] as? Int == 3)
+        #expect(await server.server.statistics.storedByPath["datasets/img/photo.jpg"] == 2)
+        await server.stop()
+    }
+
+    @Test("without --strip-metadata the GPS files are counted once; a PUT sends the converted name and type")
+    func gpsWarningAndPut() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("gps")
+        try sidewaysPhotoWithGPS(folder.path + "/a.jpg")
+        try image(folder.path + "/b.png", width: 300, height: 200, format: .png)
+        let plain = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/g/"), "--no-tui", "--no-resume"])
+        #expect(plain.status == 0, "\(plain.standardError)")
+        #expect(plain.standardError.contains("note: 1 of 2 files carries a GPS location; --strip-metadata removes it"))
+
+        let tmp = try TestFolder("tmp-put")
+        let converted = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/w/"), "--no-tui", "--no-resume", "--convert", "webp"],
+            environment: ["TMPDIR": tmp.path])
+        #expect(converted.status == 0, "\(converted.standardError)")
+        let stripped = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/s/"), "--no-tui", "--no-resume", "--strip-metadata"],
+            environment: ["TMPDIR": tmp.path])
+        #expect(stripped.status == 0)
+        #expect(!stripped.standardError.contains("GPS location"), "said only when the metadata goes out")
+        let stored = await server.server.statistics.storedByPath
+        #expect(stored["files/w/a.webp"] == 1 && stored["files/w/b.webp"] == 1, "\(stored)")
+        #expect(leftovers(tmp.path).isEmpty)
+        await server.stop()
+    }
+
+    @Test("SIGINT while images are prepared and sent: exit 130 and no prepared file left behind")
+    func sigintLeavesNoTemporaryFiles() async throws {
+        let server = try await ServerFixture.start { $0.modelingDelay = 0.5 }
+        let folder = try TestFolder("sig-img")
+        for i in 0..<6 { try image(folder.path + "/p\(i).png", width: 1200, height: 900, format: .png) }
+        let tmp = try TestFolder("tmp-sig")
+        let child = try ChildProcess.start(
+            binary,
+            [folder.path, "--to", server.url("/datasets/s/images"), "--no-tui", "--no-resume", "--max-dimension", "640",
+             "--concurrency", "1"],
+            environment: ["TMPDIR": tmp.path])
+        try await waitUntil("the first image stored") { await server.server.statistics.filesStored >= 1 }
+        child.signal(SIGINT)
+        let outcome = await child.wait()
+        #expect(outcome.status == 130, "\(outcome.standardError)")
+        #expect(leftovers(tmp.path).isEmpty, "\(leftovers(tmp.path))")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []).isEmpty, "the folder too")
+        await server.stop()
+    }
+}
