@@ -119,6 +119,23 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test("presigned PUTs of converted images: each ticket names the prepared type and size, no ticket is refused")
+    func presignedPreparedImages() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("presign-img")
+        for i in 0..<3 { try image(folder.path + "/p\(i).png", width: 600, height: 400, format: .png) }
+        let outcome = try await ChildProcess.run(
+            binary,
+            [folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "archive", "--json", "--no-resume",
+             "--convert", "jpeg"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let done = try ndjson(outcome.standardOutput).filter { $0["event"] as? String == "done" }
+        #expect(done.count == 3)
+        #expect(done.allSatisfy { ($0["location"] as? String)?.hasSuffix(".jpg") == true }, "\(done)")
+        #expect(await server.server.statistics.ticketsRejected == 0)
+        await server.stop()
+    }
+
     @Test("SIGINT while images are prepared and sent: exit 130 and no prepared file left behind")
     func sigintLeavesNoTemporaryFiles() async throws {
         let server = try await ServerFixture.start { $0.modelingDelay = 0.5 }

@@ -60,14 +60,14 @@ struct NothingSentTwiceTests {
         #expect(stopped.status == 130)
         #expect(try await journalDonePaths(journal).isEmpty)
 
-        // The four aborted requests are still being processed: 409 and Retry-After, then their answers replayed.
+        // The four aborted requests reached the server: while it still processes them the rerun gets 409 and
+        // Retry-After, then (or at once, on a slow machine) their first answers, replayed.
         let rerun = try await ChildProcess.run(binary, arguments)
         #expect(rerun.status == 0, "\(rerun.standardError)")
         let stats = await server.server.statistics
         #expect(stats.storedByPath.count == 6)
         #expect(stats.storedByPath.values.allSatisfy { $0 == 1 }, "\(stats.storedByPath)")
         #expect(stats.idempotentReplays == 4)
-        #expect(stats.idempotencyConflicts >= 4)
         await server.stop()
     }
 

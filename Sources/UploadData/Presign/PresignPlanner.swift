@@ -96,7 +96,9 @@ public final class PresignPlanner: RequestPlanner {
             if let ticket = state.tickets[item.id] { return (ticket, nil) }
             let group: [UploadItem]
             let name: String
-            if state.renewing.contains(item.id) {
+            // A prepared image (another path, type and size than scanned) asks for its own ticket: one asked for
+            // the original would name the wrong type and length.
+            if state.renewing.contains(item.id) || item.path != items[item.id].path {
                 group = [item]
                 name = "file-\(item.id)"
             } else {
