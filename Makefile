@@ -38,6 +38,8 @@ test: deps
 
 ## Starts uploader-server on a free port, makes sample images, uploads them with uploader-tui, stops the server.
 demo: build
+	@# The sample phone photos (EXIF orientation and GPS) are written with Pillow.
+	@python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow
 	BIN="$(BIN)" scripts/demo.sh
 
 ## The self-contained release binaries, in the folder `swift build -c release --static-swift-stdlib --show-bin-path` names.

@@ -20,7 +20,18 @@ for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
 echo "uploader-server on 127.0.0.1:$port, uploading $(ls "$work/pet" | wc -l) images from $work/pet"
 status=0
+# The phone photos are shrunk to 1600 px, turned upright and sent without their GPS location.
 "$BIN/uploader-tui" "$work/pet" --to "http://127.0.0.1:$port/datasets/pet-42/images" \
-    --concurrency 4 --journal "$work/journal.sqlite" "$@" || status=$?
+    --concurrency 4 --journal "$work/journal.sqlite" --max-dimension 1600 --strip-metadata "$@" || status=$?
 echo "uploader-tui exited with $status; the server stored $(find "$work/received" -type f ! -name manifest.json | wc -l) files"
+# The server writes its manifest shortly after the last answer.
+for _ in $(seq 1 50); do [ -s "$work/received/datasets/pet-42/manifest.json" ] && break; sleep 0.1; done
+python3 - "$work/received/datasets/pet-42/manifest.json" <<'PY' || true
+import json, sys
+files = json.load(open(sys.argv[1]))["files"].values()
+jpegs = [f for f in files if f.get("signature") == "jpeg"]
+largest = max((max(f["width"] or 0, f["height"] or 0) for f in files), default=0)
+print(f"its manifest: {len(jpegs)} JPEGs, {sum(f.get('gps', False) for f in files)} with a GPS location, "
+      f"{sum(f.get('orientation') not in (None, 1) for f in files)} with a rotation tag, longest side {largest} px")
+PY
 exit $status

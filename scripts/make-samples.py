@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes N sample PNG images (noisy gradients, 40 KiB to ~3 MiB) into a folder, with the stdlib only."""
+"""Writes N sample images into a folder: PNGs (noisy gradients, with the stdlib only) and, when Pillow is there,
+phone-like JPEGs that carry an EXIF orientation and a GPS location, so the demo shows preparing and stripping."""
 import os
 import random
 import struct
@@ -25,14 +26,37 @@ def png(width: int, height: int, seed: int) -> bytes:
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", raw) + chunk(b"IEND", b"")
 
 
+def photo(path: str, seed: int) -> None:
+    """A 3000x2250 JPEG taken 'sideways' (orientation 6) somewhere near Lyon, as a phone would write it."""
+    from PIL import Image
+
+    rng = random.Random(seed)
+    small = Image.frombytes("RGB", (30, 23), bytes(rng.randrange(256) for _ in range(30 * 23 * 3)))
+    image = small.resize((3000, 2250), Image.BICUBIC)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: rotate 90° clockwise to view
+    exif[0x010F] = "DemoPhone"
+    gps = exif.get_ifd(0x8825)
+    gps.update({1: "N", 2: (45.0, 45.0, 36.0), 3: "E", 4: (4.0, 50.0, 24.0)})
+    image.save(path, "JPEG", quality=92, exif=exif)
+
+
 def main() -> None:
     folder, count = sys.argv[1], int(sys.argv[2])
     os.makedirs(folder, exist_ok=True)
+    try:
+        import PIL  # noqa: F401
+
+        photos = count // 3
+    except ImportError:
+        photos = 0
     sizes = [(160, 120), (320, 240), (640, 480), (1024, 768)]
-    for i in range(count):
+    for i in range(count - photos):
         width, height = sizes[i % len(sizes)]
         with open(os.path.join(folder, f"pet-{i + 1:03d}.png"), "wb") as f:
             f.write(png(width, height, i))
+    for i in range(photos):
+        photo(os.path.join(folder, f"IMG_{4021 + i}.jpg"), 100 + i)
 
 
 if __name__ == "__main__":
