@@ -192,7 +192,9 @@ public actor UploadSession {
         case .cancelAll:
             stopping = true
             for id in files.indices { cancel(id) }
+            cancelQueued()
             stopping = false
+            resumeWaitersIfIdle()
         case .stop: stop()
         case .retry(let id) where !draining: retry(id)
         case .retryAllFailed where !draining:
