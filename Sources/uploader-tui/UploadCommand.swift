@@ -138,6 +138,13 @@ struct UploadCommand: ParsableCommand {
     @Flag(help: "Cancel the rest of the batch at the first failure.")
     var failFast = false
 
+    @Flag(
+        help: """
+            Show what would happen and send nothing: each file's type, pixels, size before and after preparing, \
+            destination, what the journal says, GPS, and every broken rule.
+            """)
+    var dryRun = false
+
     @OptionGroup(title: "Dataset rules (checked before anything is sent)")
     var rules: RuleOptions
 

@@ -41,6 +41,9 @@ struct UploadPlan {
     var headers: [HTTPHeader]
     /// What preprocessing does to images (nothing by default).
     var imageOptions: ImageOptions
+    /// `--dry-run`: the broken rules are reported with the files instead of stopping the run.
+    var dryRun: Bool
+    var violations: [String]
 }
 
 /// Where new bearer tokens come from.
@@ -186,7 +189,7 @@ extension UploadCommand {
         // The rules see the batch that would be sent: links and repeated content left out.
         let (items, duplicateNotes) = rules.applyingDuplicates(to: scan.items)
         let (violations, warnings) = rules.check(batchRules, items)
-        guard violations.isEmpty else {
+        guard violations.isEmpty || dryRun else {
             journalOpening?.abandon()
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
         }
@@ -202,7 +205,7 @@ extension UploadCommand {
             engineOptions: CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout),
             headless: headless, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,
-            imageOptions: imageOptions)
+            imageOptions: imageOptions, dryRun: dryRun, violations: violations.map(\.description))
     }
 
     /// S3 with the upload's sizes, each checked before anything is sent.

@@ -31,6 +31,8 @@ struct UploaderCommand: AsyncParsableCommand {
         let status: ExitStatus
         do {
             switch parsed {
+            case let upload as UploadCommand where upload.dryRun:
+                status = try await DryRun(plan: try upload.makePlan(journal: journal)).run()
             case let upload as UploadCommand:
                 status = try await UploadRun(plan: try upload.makePlan(journal: journal)).run()
             case let delete as DeleteCommand:

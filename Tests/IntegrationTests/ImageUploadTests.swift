@@ -136,6 +136,47 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test("--dry-run measures every file for real, says what the journal and the rules say, and sends nothing")
+    func dryRun() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("dry")
+        let tmp = try TestFolder("tmp-dry")
+        try sidewaysPhotoWithGPS(folder.path + "/photo.jpg")
+        try folder.write("notes.txt", size: 300, seed: 3)
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/link.jpg", withDestinationPath: "/etc/passwd")
+        let journal = folder.path + ".journal.sqlite"
+        let url = server.url("/datasets/dry/images")
+        let options = ["--max-dimension", "1600", "--strip-metadata", "--journal", journal]
+        let planned = try await ChildProcess.run(
+            binary, [folder.path, "--to", url, "--dry-run", "--json", "--max-files", "1"] + options,
+            environment: ["TMPDIR": tmp.path])
+        #expect(planned.status == 2, "a broken rule: \(planned.standardError)")
+        let events = try ndjson(planned.standardOutput)
+        let photo = try #require(events.first { $0["file"] as? String == "photo.jpg" })
+        #expect(photo["event"] as? String == "planned")
+        #expect(photo["width"] as? Int == 4000 && photo["height"] as? Int == 3000)
+        #expect(photo["prepared_width"] as? Int == 1200 && photo["prepared_height"] as? Int == 1600)
+        #expect((photo["prepared_bytes"] as? Int ?? .max) < (photo["bytes"] as? Int ?? 0))
+        #expect(photo["gps"] as? Bool == true && photo["journal"] as? String == "new")
+        let link = try #require(events.first { $0["file"] as? String == "link.jpg" })
+        #expect(link["would_send"] as? Bool == false)
+        let summary = try #require(events.last)
+        #expect(summary["rules_broken"] as? [String] == ["--max-files 1: 2 files, at most 1 allowed"])
+        #expect(await server.server.statistics.requests == 0)
+        #expect(!FileManager.default.fileExists(atPath: journal), "no run recorded, no journal left")
+        #expect(leftovers(tmp.path).isEmpty)
+
+        let sent = try await ChildProcess.run(binary, [folder.path, "--to", url, "--no-tui"] + options)
+        #expect(sent.status == 0, "\(sent.standardError)")
+        let table = try await ChildProcess.run(binary, [folder.path, "--to", url, "--dry-run"] + options)
+        #expect(table.status == 0)
+        let row = try #require(table.standardOutput.split(separator: "\n").first { $0.hasPrefix("photo.jpg") })
+        #expect(row.contains("4000×3000") && row.contains("1200×1600") && row.contains(" skip "), "\(row)")
+        #expect(table.standardOutput.contains("dry run: 3 files, 0 would be sent"), "\(table.standardOutput)")
+        #expect(await server.server.statistics.filesStored == 2)
+        await server.stop()
+    }
+
     @Test("SIGINT while images are prepared and sent: exit 130 and no prepared file left behind")
     func sigintLeavesNoTemporaryFiles() async throws {
         let server = try await ServerFixture.start { $0.modelingDelay = 0.5 }

@@ -60,14 +60,19 @@ public final class VipsImagePreparer: ImagePreparing {
     /// read from the header only; false for anything else or anything unreadable. For the warning
     /// "12 of 24 files carry a GPS location; --strip-metadata removes it".
     public func carriesLocation(_ item: UploadItem) async -> Bool {
-        guard Self.imageType(of: item) != nil else { return false }
-        let result: Result<Bool, Never> = await workers.result {
-            guard VipsLibrary.loadError() == nil else { return .success(false) }
-            guard let header = VipsImage.header(path: item.path) else {
+        await inspect(item)?.hasLocation ?? false
+    }
+
+    /// The pixel size and whether the metadata holds a GPS location, read from the header only; nil for a file that
+    /// is not an image handled here or cannot be read (`--dry-run`).
+    public func inspect(_ item: UploadItem) async -> (width: Int, height: Int, hasLocation: Bool)? {
+        guard Self.imageType(of: item) != nil else { return nil }
+        let result: Result<(width: Int, height: Int, hasLocation: Bool)?, Never> = await workers.result {
+            guard VipsLibrary.loadError() == nil, let header = VipsImage.header(path: item.path) else {
                 _ = VipsLibrary.takeError()
-                return .success(false)
+                return .success(nil)
             }
-            return .success(header.hasLocation)
+            return .success((header.width, header.height, header.hasLocation))
         }
         switch result {
         case .success(let found): return found

@@ -1,0 +1,85 @@
+import Foundation
+import UploadData
+import UploadDomain
+import UploaderCLI
+
+/// `--dry-run` (issue 16): what a run would do with each file, measured for real (images are prepared into the
+/// temporary folder and removed again), with nothing sent and no run recorded in the journal.
+struct DryRun {
+    let plan: UploadPlan
+
+    /// Prints the table (or NDJSON) and the summary.
+    /// - Returns: `.usage` (2) when the batch breaks a rule, as the real run would stop; else `.success`.
+    func run() async throws -> ExitStatus {
+        let items = plan.items
+        let prior = try priorOutcomes(items)
+        let images = plan.imageOptions.changesNothing ? nil : VipsImagePreparer()
+        if images != nil, let problem = VipsImagePreparer.libraryProblem() { throw UsageError(description: problem) }
+        defer { images?.removeTemporaryFolder() }
+        let inspector = VipsImagePreparer.libraryProblem() == nil ? (images ?? VipsImagePreparer()) : nil
+        var planned: [PlannedFile] = []
+        for item in items {
+            let header = item.skipReason == nil ? await inspector?.inspect(item) : nil
+            var preparation: Preparation?
+            var failure = item.unreadableReason.map { "cannot read file: " + $0 }
+            var sentAs = item
+            if let images, item.skipReason == nil, failure == nil {
+                do {
+                    if let prepared = try await images.prepare(item, options: plan.imageOptions) {
+                        preparation = Preparation(
+                            originalSize: item.size, size: prepared.size, width: prepared.width,
+                            height: prepared.height, remoteName: prepared.remoteName)
+                        sentAs = UploadItem(
+                            id: item.id, path: prepared.path, relativePath: prepared.remoteName, size: prepared.size,
+                            modified: prepared.modified, contentType: prepared.contentType)
+                        images.discard(prepared)
+                    }
+                } catch {
+                    failure = error.summary
+                }
+            }
+            let verdict: PlannedFile.JournalVerdict =
+                switch prior[item.id] {
+                case .done: .skip
+                case .failed: .retry
+                case nil: .new
+                }
+            planned.append(
+                PlannedFile(
+                    name: item.relativePath, type: item.sniffedType ?? item.contentType, width: header?.width,
+                    height: header?.height, size: item.size, preparation: preparation,
+                    destination: destination(of: sentAs), journal: verdict,
+                    gps: header.map(\.hasLocation), skipReason: item.skipReason, error: failure))
+        }
+        for note in plan.notes { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+        let lines = DryRunReport.lines(planned, violations: plan.violations, json: plan.json)
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        return plan.violations.isEmpty ? .success : .usage
+    }
+
+    /// What the journal says of each file, read without recording a run; nothing with `--no-resume`.
+    private func priorOutcomes(_ items: [UploadItem]) throws -> [Int: JournalEntry.PriorOutcome] {
+        guard let opening = plan.journal else { return [:] }
+        let journal: PreparedJournal
+        do {
+            journal = try opening.prepared()
+        } catch {
+            throw UsageError(description: error.description)
+        }
+        // A journal made for the dry run is removed again.
+        defer { journal.release() }
+        do {
+            return try journal.priorOutcomes(
+                of: items, destinations: items.map { plan.imageOptions.journalDestination(destination(of: $0)) })
+        } catch {
+            throw UsageError(description: error.description)
+        }
+    }
+
+    private func destination(of item: UploadItem) -> String {
+        switch plan.destinationKind {
+        case .planner(let planner): planner.destination(of: item)
+        case .presign(let endpoint, _, _, _, _): "presigned via " + Redactor.url(endpoint)
+        }
+    }
+}
