@@ -96,8 +96,13 @@ struct UploadRun {
             await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)
         } else {
             await session.start(skipping: done)
+            let (notices, noticeSink) = AsyncStream.makeStream(of: String.self)
+            Task { [plan] in
+                if let note = await Self.locationNote(plan) { noticeSink.yield(note) }
+                noticeSink.finish()
+            }
             let configuration = TUIConfiguration(
-                source: plan.source, destination: plan.destination, exitWhenDone: plan.exitWhenDone)
+                source: plan.source, destination: plan.destination, exitWhenDone: plan.exitWhenDone, notices: notices)
             // The screen renders off the curl threads: back from the session, which may be running there, a task
             // without a preference of its own would go on on that thread and draw frames the transfers wait for.
             let task = Task(executorPreference: globalConcurrentExecutor) {

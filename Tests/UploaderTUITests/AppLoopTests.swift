@@ -77,6 +77,28 @@ struct AppLoopTests {
         #expect(terminal.screen.text.contains("Upload failed"))
     }
 
+    @Test("a notice found while the batch runs takes the footer's place")
+    func notice() async {
+        let controller = ScriptedController([Fixtures.uploading])
+        let terminal = InMemoryTerminal(size: size)
+        let (notices, sink) = AsyncStream.makeStream(of: String.self)
+        var configuration = configuration
+        configuration.notices = notices
+        let task = Task {
+            await TUIApp.run(
+                controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        }
+        sink.yield("3 of 8 files carry a GPS location; --strip-metadata removes it")
+        terminal.send(.tick)
+        let footer = Layout(size: size).footerRow
+        for _ in 0..<2000 where !terminal.screen.text.contains("GPS location") { try? await Task.sleep(for: .milliseconds(1)) }
+        let row = terminal.screen.text.split(separator: "\n", omittingEmptySubsequences: false)[footer]
+        #expect(row.contains("3 of 8 files carry a GPS location; --strip-metadata removes it"), "\(row)")
+        #expect(!row.contains("Enter details"))
+        task.cancel()
+        _ = await task.value
+    }
+
     @Test("while stopping, the toast says how many uploads finish and how to abort; q aborts and leaves")
     func stoppingScreen() async {
         let controller = ScriptedController([Fixtures.stopping])

@@ -6,18 +6,22 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     let terminal: Screen
     let renderer: ScreenRenderer
     let exitWhenDone: Bool
+    let notices: AsyncStream<String>?
     let clock: any UploadClock
     private var flusher = FrameFlusher()
     private var ui: UIState
     private var snapshot: UploadSnapshot?
     private var dirty = true
 
-    init(controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool, clock: any UploadClock)
-    {
+    init(
+        controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool,
+        notices: AsyncStream<String>? = nil, clock: any UploadClock
+    ) {
         self.controller = controller
         self.terminal = terminal
         self.renderer = renderer
         self.exitWhenDone = exitWhenDone
+        self.notices = notices
         self.clock = clock
         ui = UIState(size: terminal.initialSize)
     }
@@ -26,6 +30,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     private enum Input {
         case terminal(TerminalEvent)
         case batchIdle
+        case notice(String)
     }
 
     /// Runs until the user quits, the batch ends with `exitWhenDone`, the events end or the task is cancelled.
@@ -42,12 +47,24 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             await controller.waitUntilIdle()
             sink.yield(.batchIdle)
         } : nil
+        let noticed = notices.map { notices in
+            Task {
+                for await notice in notices { sink.yield(.notice(notice)) }
+            }
+        }
         defer {
             forward.cancel()
             idle?.cancel()
+            noticed?.cancel()
         }
         // The stream ends (and the loop with it) when the task is cancelled or the terminal goes away.
         for await input in inputs {
+            if case .notice(let text) = input {
+                ui.notice = text
+                dirty = true
+                flushIfDue(force: false)
+                continue
+            }
             guard case .terminal(let event) = input else {
                 snapshot = await refreshed(from: &snapshot)
                 dirty = true

@@ -46,7 +46,7 @@ public enum TUIApp {
             unicode: terminal.capabilities.unicode, useColor: terminal.capabilities.color)
         var loop = AppLoop(
             controller: controller, terminal: terminal, renderer: renderer,
-            exitWhenDone: configuration.exitWhenDone, clock: clock)
+            exitWhenDone: configuration.exitWhenDone, notices: configuration.notices, clock: clock)
         let outcome = await loop.run()
         await terminal.close()
         return outcome

@@ -8,13 +8,19 @@ public struct TUIConfiguration: Sendable {
     public var exitWhenDone: Bool
     /// False draws without colours (`--no-color`); `NO_COLOR` in the environment also turns them off.
     public var useColor: Bool
+    /// One-line notices found while the batch runs ("3 of 24 files carry a GPS location…"), shown in the footer.
+    public var notices: AsyncStream<String>?
 
     /// Creates a configuration.
-    public init(source: String, destination: String, exitWhenDone: Bool = false, useColor: Bool = true) {
+    public init(
+        source: String, destination: String, exitWhenDone: Bool = false, useColor: Bool = true,
+        notices: AsyncStream<String>? = nil
+    ) {
         self.source = source
         self.destination = destination
         self.exitWhenDone = exitWhenDone
         self.useColor = useColor
+        self.notices = notices
     }
 }
 

@@ -28,6 +28,8 @@ public struct UIState: Sendable, Equatable {
     public var prompt: Prompt?
     /// The user chose to quit while uploads ran: the screen leaves once those in flight have finished.
     public var quitWhenIdle = false
+    /// The latest notice, shown in the footer instead of the key hints (which `?` still lists).
+    public var notice: String?
 
     /// Creates the state of a fresh screen.
     public init(size: TerminalSize, selected: Int = 0, scrollTop: Int = 0, pane: Pane = .list, prompt: Prompt? = nil) {

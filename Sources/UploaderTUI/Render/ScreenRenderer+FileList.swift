@@ -146,6 +146,12 @@ extension ScreenRenderer {
         let cols = frame.size.cols
         let y = layout.footerRow
         let position = snapshot.files.isEmpty ? "" : "\(state.selected + 1)/\(snapshot.files.count)"
+        if let notice = state.notice {
+            let room = cols - 2 - DisplayWidth.of(position) - 2
+            frame.put(truncate(glyphs.display(notice), room), x: 1, y: y, style: style(.yellow, bold: true))
+            frame.put(position, x: cols - 1 - DisplayWidth.of(position), y: y, style: style(dim: true))
+            return
+        }
         let arrows = glyphs.asciiOnly ? "Up/Dn" : "↑↓"
         // Display order, with a priority: the hints that fit are kept by priority, shown in order.
         let hints: [(key: String, label: String, priority: Int)] = [
