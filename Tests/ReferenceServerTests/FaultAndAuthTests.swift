@@ -96,9 +96,11 @@ struct FaultAndAuthTests {
             // its close then cannot reach the server either (TCP queues the FIN behind unread bytes).
             let input = try server.makeInputFile(named: "stall.bin", contents: Data(count: size))
 
-            // With `Expect: 100-continue` curl sends nothing before the server has counted the stall.
+            // With `Expect: 100-continue` curl sends nothing before the server has counted the stall. 15 s: on a
+            // loaded 2-core machine (the suites run in parallel, some preparing images) 8 s was not always enough
+            // for the server to read its one chunk.
             let result = try await CurlResult.run(
-                ["-m", "8", "-H", "Expect: 100-continue", "-T", input, server.baseURL + "/files/stall.bin"])
+                ["-m", "15", "-H", "Expect: 100-continue", "-T", input, server.baseURL + "/files/stall.bin"])
 
             #expect(result.exitCode == 28, "curl exit \(result.exitCode): \(result.stderr)")
             let stats = await server.server.statistics
@@ -112,7 +114,7 @@ struct FaultAndAuthTests {
             let clock = ContinuousClock()
             let stopStarted = clock.now
             await server.server.stop()
-            #expect(clock.now - stopStarted < .seconds(3))
+            #expect(clock.now - stopStarted < .seconds(4.5))
         }
     }
 
