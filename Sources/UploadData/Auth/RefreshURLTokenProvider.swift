@@ -41,7 +41,9 @@ public struct RefreshURLTokenProvider: TokenProvider {
     static func token(inJSON body: String) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
             let token = (object["access_token"] ?? object["token"]) as? String, !token.isEmpty,
-            !token.contains(where: { $0.isNewline })
+            !token.contains(where: { $0.isNewline }),
+            // libcurl takes header lines as C strings: a NUL would cut the token short.
+            !token.unicodeScalars.contains("\0")
         else { return nil }
         return token
     }

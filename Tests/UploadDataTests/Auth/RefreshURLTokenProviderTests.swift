@@ -14,9 +14,11 @@ struct RefreshURLTokenProviderTests {
         #expect(RefreshURLTokenProvider.token(inJSON: "not json") == nil)
     }
 
-    @Test("a token with a line break is refused")
-    func lineBreaks() {
+    @Test("a token that cannot go on a header line is refused: line breaks, and NUL (found by make fuzz)")
+    func unsendable() {
         #expect(RefreshURLTokenProvider.token(inJSON: "{\"token\":\"a\\nb\"}") == nil)
         #expect(RefreshURLTokenProvider.token(inJSON: "{\"token\":\"a\\u2028b\"}") == nil)
+        #expect(RefreshURLTokenProvider.token(inJSON: "{\"access_token\":\"\\u0000\"}") == nil)
+        #expect(RefreshURLTokenProvider.token(inJSON: "{\"access_token\":\"ab\\u0000cd\"}") == nil)
     }
 }
