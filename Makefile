@@ -5,13 +5,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
 BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time
 BENCH_RUNS ?= 5
+FUZZ_SECONDS ?= 600
 
 # The release build users install and `make bench` measures: the Swift runtime and Foundation linked in, so the
 # binary runs without a Swift toolchain (Package.swift adds the linker settings of release builds).
 RELEASE := -c release --static-swift-stdlib
 PREFIX ?= $(HOME)/.local
 
-.PHONY: all deps build test demo release install bench clean
+.PHONY: all deps build test demo release install bench fuzz clean
 
 all: build
 
@@ -67,5 +68,10 @@ bench: release
 	fi
 	python3 bench/bench.py --bin "$$(swift build $(RELEASE) --show-bin-path)" --runs $(BENCH_RUNS)
 
+## libFuzzer targets of the parsers (Fuzz/, docs/fuzzing.md), FUZZ_SECONDS each (default 600), one after another,
+## niced; fails if one crashes. Not part of `make test`. FUZZ_TARGETS="sanitizer presign" runs only those.
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_TARGETS)
+
 clean:
-	rm -rf .build demo-data bench/data bench/work
+	rm -rf .build .build-fuzz demo-data bench/data bench/work

@@ -7,6 +7,12 @@ let package = Package(
     products: [
         .executable(name: "uploader-tui", targets: ["uploader-tui"]),
         .executable(name: "uploader-server", targets: ["uploader-server"]),
+        // For the libFuzzer package in Fuzz/ (`make fuzz`), which depends on this one by path; nothing here uses them.
+        .library(name: "UploadDomain", targets: ["UploadDomain"]),
+        .library(name: "UploadData", targets: ["UploadData"]),
+        .library(name: "UploaderCLI", targets: ["UploaderCLI"]),
+        .library(name: "UploaderTUI", targets: ["UploaderTUI"]),
+        .library(name: "ReferenceServer", targets: ["ReferenceServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),

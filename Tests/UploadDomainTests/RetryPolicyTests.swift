@@ -37,4 +37,15 @@ struct RetryPolicyTests {
         let error = UploadError(.httpStatus(429), retryAfter: 2)
         #expect(policy.delay(after: error, attempt: 1, unit: 0) == .seconds(2))
     }
+
+    @Test("a Retry-After too large for a Duration waits the five-minute cap instead of trapping (found by make fuzz)")
+    func hugeRetryAfter() throws {
+        for header in ["1e308", "inf", "9223372036854775807", "301"] {
+            let response = TransferResponse(status: 503, headers: ["retry-after": header])
+            let error = try #require(response.error(file: "a.jpg"))
+            #expect(policy.delay(after: error, attempt: 1, unit: 0) == .seconds(300))
+        }
+        let nan = UploadError(.httpStatus(503), retryAfter: .nan)
+        #expect(policy.delay(after: nan, attempt: 1, unit: 1) == .milliseconds(100))
+    }
 }

@@ -11,6 +11,13 @@ struct SanitizerTests {
         #expect(Sanitizer.displayName("고양이 😀.jpg") == "고양이 😀.jpg")
     }
 
+    @Test("the bidi marks are escaped as the overrides and isolates are (found by make fuzz)")
+    func bidiMarks() {
+        #expect(Sanitizer.displayName("a\u{200E}b\u{200F}c\u{061C}d") == "a\\u{200E}b\\u{200F}c\\u{061C}d")
+        #expect(Sanitizer.displayName("\u{2066}x\u{2069}") == "\\u{2066}x\\u{2069}")
+        #expect(Sanitizer.excerpt("\n\n\u{200F}n") == "\\u{200F}n")
+    }
+
     @Test("signatures, credentials and user info are removed from URLs")
     func redaction() {
         let presigned = "https://b.s3.amazonaws.com/k.jpg?X-Amz-Credential=AKIA/x&X-Amz-Signature=abc123&x-id=PutObject"

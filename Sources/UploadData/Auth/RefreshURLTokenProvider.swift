@@ -30,12 +30,21 @@ public struct RefreshURLTokenProvider: TokenProvider {
         guard response.isSuccess else {
             throw CommandTokenProvider.failure("POST \(Redactor.url(url)) answered HTTP \(response.status)")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any],
-            let token = (object["access_token"] ?? object["token"]) as? String, !token.isEmpty,
-            !token.contains(where: { $0.isNewline })
-        else {
+        guard let token = Self.token(inJSON: response.body) else {
             throw CommandTokenProvider.failure("POST \(Redactor.url(url)) answered without access_token or token")
         }
+        return token
+    }
+
+    /// The token in a refresh answer, `{"access_token": "…"}` or `{"token": "…"}`, or nil when there is none
+    /// that fits on one header line.
+    static func token(inJSON body: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+            let token = (object["access_token"] ?? object["token"]) as? String, !token.isEmpty,
+            !token.contains(where: { $0.isNewline }),
+            // libcurl takes header lines as C strings: a NUL would cut the token short.
+            !token.unicodeScalars.contains("\0")
+        else { return nil }
         return token
     }
 }

@@ -17,7 +17,8 @@ public struct PresignTicket: Sendable, Equatable {
         do {
             json = try JSONSerialization.jsonObject(with: Data(response.body.utf8))
         } catch {
-            let type = response.headers["content-type"].map { " (\($0))" } ?? ""
+            // The header is the server's text, printed as it is in the headless error line.
+            let type = response.headers["content-type"].map { " (\(Sanitizer.displayName($0)))" } ?? ""
             throw UploadError(
                 .decodingFailed, httpStatus: response.status, bodyExcerpt: Sanitizer.excerpt(response.body, limit: 80),
                 cause: "presign response is not JSON\(type)")

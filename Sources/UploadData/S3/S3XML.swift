@@ -35,14 +35,43 @@ enum S3XML {
             + "</CompleteMultipartUpload>"
     }
 
+    // Both work on Unicode scalars: `replacingOccurrences` compares characters, and a combining mark after `<` or
+    // `;` makes one character of the two, so `<\u{301}` stayed markup and `&amp;\u{301}` stayed encoded.
     static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
+            default: out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
+    private static let entities: [String: Unicode.Scalar] = [
+        "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'",
+    ]
+
     static func unescape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
-            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            // The longest entity name has four letters: the `;` comes within five scalars of the `&`.
+            if scalars[index] == "&",
+                let end = scalars[(index + 1)..<min(index + 6, scalars.count)].firstIndex(of: ";"),
+                let decoded = entities[String(String.UnicodeScalarView(scalars[(index + 1)..<end]))]
+            {
+                out.append(decoded)
+                index = end + 1
+            } else {
+                out.append(scalars[index])
+                index += 1
+            }
+        }
+        return String(out)
     }
 }

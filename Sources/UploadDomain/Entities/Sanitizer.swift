@@ -1,6 +1,7 @@
 /// Makes untrusted text (file names, response bodies) safe to print on one line of a terminal.
 public enum Sanitizer {
-    /// Escapes control characters (C0, DEL, C1) and bidi overrides as `\xNN` / `\u{NNNN}`; keeps other text.
+    /// Escapes control characters (C0, DEL, C1) and bidi controls (embeddings, overrides, isolates and the
+    /// left-to-right, right-to-left and Arabic letter marks) as `\xNN` / `\u{NNNN}`; keeps other text.
     public static func displayName(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
@@ -8,7 +9,9 @@ public enum Sanitizer {
             let v = scalar.value
             if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) {
                 out += "\\x" + hex(v, width: 2)
-            } else if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
+            } else if (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F
+                || v == 0x061C
+            {
                 out += "\\u{" + hex(v, width: 4) + "}"
             } else {
                 out.unicodeScalars.append(scalar)

@@ -30,7 +30,8 @@ public struct RetryPolicy: Sendable {
     public func delay(after error: UploadError, attempt: Int, unit: Double) -> Duration? {
         guard Self.isRetryable(error), attempt <= maxRetries else { return nil }
         if let retryAfter = error.retryAfter, retryAfter >= 0 {
-            return min(.milliseconds(Int64(retryAfter * 1000)), .seconds(300))
+            // Capped before the conversion: `Retry-After: 1e308` (or `inf`) is no Int64 of milliseconds.
+            return .milliseconds(Int64(min(retryAfter, 300) * 1000))
         }
         let exponent = min(attempt - 1, 20)
         let ceiling = min(baseDelay * (1 << exponent), maxDelay)

@@ -106,6 +106,23 @@ struct PresignPlannerTests {
         }
     }
 
+    @Test("a non-JSON answer's Content-Type is named with its control characters escaped (found by make fuzz)")
+    func contentTypeEscaped() async {
+        let item = items[0]
+        let response = TransferResponse(
+            status: 200, headers: ["content-type": "text/html\u{1B}[2J\0"], body: "<html>\u{1B}]0;x\u{07}</html>")
+        let planner = PresignPlanner(
+            endpoint: "http://api/p", token: nil, headers: [], mediaType: nil, ticketBatch: 1, items: [item],
+            transport: CannedTransport(response))
+        do {
+            _ = try await planner.request(for: [item])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.cause == "presign response is not JSON (text/html\\x1B[2J\\x00)")
+            #expect(!error.forFile("a.jpg").description.unicodeScalars.contains { $0.value < 0x20 })
+        }
+    }
+
     @Test("a response with another count is presignMismatch")
     func countMismatch() async {
         let transport = CannedTransport(TransferResponse(status: 201, body: ticketsJSON(2)))

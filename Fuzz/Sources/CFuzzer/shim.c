@@ -1,0 +1,2 @@
+// Declarations only (include/CFuzzer.h); libFuzzer defines the driver.
+#include "CFuzzer.h"

@@ -1,0 +1,34 @@
+import Testing
+import UploadDomain
+
+@testable import UploadData
+
+@Suite("S3XML")
+struct S3XMLTests {
+    @Test("values are read between their tags, entities decoded")
+    func values() {
+        let xml = "<Result><UploadId>a&amp;b&lt;c&gt;&quot;&apos;</UploadId></Result>"
+        #expect(S3XML.value(of: "UploadId", in: xml) == "a&b<c>\"'")
+        #expect(S3XML.value(of: "ETag", in: xml) == nil)
+        #expect(S3XML.unescape("&amp;lt; &unknown; &amp") == "&lt; &unknown; &amp")
+    }
+
+    @Test("a combining mark after < or an entity does not hide it from escape and unescape (found by make fuzz)")
+    func combiningMarks() {
+        let etag = "\"<\u{35D}/ETag>&\u{301}\""
+        let escaped = S3XML.escape(etag)
+        #expect(!escaped.unicodeScalars.contains { $0 == "<" || $0 == ">" || $0 == "\"" })
+        #expect(escaped == "&quot;&lt;\u{35D}/ETag&gt;&amp;\u{301}&quot;")
+        #expect(S3XML.unescape(escaped) == etag)
+        #expect(S3XML.completion([(1, etag)]).contains("<ETag>&quot;&lt;\u{35D}/ETag&gt;&amp;\u{301}&quot;</ETag>"))
+    }
+
+    @Test("an S3 error names S3's code and message, and a 200 with <Error> is a failure")
+    func errors() throws {
+        let body = "<Error><Code>SlowDown</Code><Message>Reduce &lt;rate&gt;</Message></Error>"
+        let error = try #require(S3XML.error(TransferResponse(status: 503, body: body), file: "a.jpg"))
+        #expect(error.bodyExcerpt == "SlowDown: Reduce <rate>")
+        #expect(S3XML.error(TransferResponse(status: 200, body: "<Result/>"), file: nil) == nil)
+        #expect(S3XML.error(TransferResponse(status: 200, body: body), file: nil)?.code == .serverError)
+    }
+}
