@@ -92,7 +92,8 @@ public actor HeadlessReporter {
                 "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)\(mediaID)")
         case .failed:
             finished += 1
-            let error = file.error.map { $0.forFile(file.name).description } ?? "\(name): failed"
+            // The cause may quote the server's words: escaped like a name before it reaches the terminal.
+            let error = file.error.map { Sanitizer.displayName($0.forFile(file.name).description) } ?? "\(name): failed"
             output.standardError("[\(finished)/\(total)] failed    \(error)")
         case .cancelled:
             finished += 1
@@ -102,7 +103,7 @@ public actor HeadlessReporter {
             let reason = Sanitizer.displayName(file.skipReason ?? "already uploaded")
             output.standardError("[\(finished)/\(total)] skipped   \(name) (\(reason))")
         case .retrying:
-            let cause = file.error?.summary ?? "error"
+            let cause = Sanitizer.displayName(file.error?.summary ?? "error")
             output.standardError("retrying  \(name) after attempt \(file.attempt): \(cause)")
         case .prepared:
             if let p = file.preparation {

@@ -62,7 +62,8 @@ public struct CommandTokenProvider: TokenProvider {
             return .failure(Self.failure("the token command failed (\(status))" + (excerpt.isEmpty ? "" : ": \(excerpt)")))
         }
         let token = String(decoding: stdout.prefix(65536), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty, !token.contains(where: { $0.isNewline || $0 == " " }) else {
+        // Control characters (a NUL would cut libcurl's header line short) make no token either.
+        guard !token.isEmpty, !token.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
             return .failure(Self.failure("the token command printed no single token"))
         }
         return .success(token)
