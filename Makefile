@@ -3,7 +3,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
-BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time
+BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time libvips-tools
 BENCH_RUNS ?= 5
 FUZZ_SECONDS ?= 600
 
@@ -66,6 +66,8 @@ bench: release
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 		status=$$?; [ -z "$$guard" ] || $(SUDO) rm -f /usr/sbin/policy-rc.d; [ $$status = 0 ] || exit $$status; \
 	fi
+	@# The photos of comparison 6 are made with Pillow.
+	@python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow
 	python3 bench/bench.py --bin "$$(swift build $(RELEASE) --show-bin-path)" --runs $(BENCH_RUNS)
 
 ## libFuzzer targets of the parsers (Fuzz/, docs/fuzzing.md), FUZZ_SECONDS each (default 600), one after another,

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import images  # comparison 6, in bench/images.py beside this script
+
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 DATA = BENCH / "data"
@@ -796,6 +798,9 @@ def report(bench: Bench, started: datetime.datetime, elapsed: float, load: float
         overhead = med(secs(screen)) / med(secs(headless)) - 1
         goals.append((f"screen within {GOAL_TUI_OVERHEAD:.0%} of headless (median wall time)",
                       f"{overhead:+.1%}", overhead <= GOAL_TUI_OVERHEAD))
+    photo_rows, photo_goals = images.rows(r, sys.modules[__name__])
+    rows += photo_rows
+    goals += photo_goals
     if "queue" in r:
         runs = r["queue"]["uploader-tui"]
         first = [run.extra["first_request"] for run in runs]
@@ -900,8 +905,8 @@ def main() -> int:
                         help="folder with release uploader-tui and uploader-server (swift build -c release --show-bin-path)")
     parser.add_argument("--runs", type=int, default=5, help="counted rounds per comparison (default 5)")
     parser.add_argument("--big-runs", type=int, help="counted rounds for the 2 GiB file (default: --runs)")
-    parser.add_argument("--only", default="post,put,big,tui,queue",
-                        help="comma-separated subset of post,put,big,tui,queue (default: all)")
+    parser.add_argument("--only", default="post,put,big,tui,queue,photos",
+                        help="comma-separated subset of post,put,big,tui,queue,photos (default: all)")
     parser.add_argument("--queue-route", choices=("post", "put"), default="post",
                         help="comparison 5's route on the reference server: post (multipart POST "
                              "/datasets/bench/images, the default) or put (PUT /files/bench/, no modeling step)")
@@ -939,7 +944,8 @@ def main() -> int:
     try:
         bench.prepare()
         steps = [("post", bench.small_post), ("put", bench.small_put), ("big", bench.big_put),
-                 ("tui", bench.tui_overhead), ("queue", bench.queue_10k)]
+                 ("tui", bench.tui_overhead), ("queue", bench.queue_10k),
+                 ("photos", lambda: images.run(bench, sys.modules[__name__]))]
         for key, step in steps:
             if key in selected:
                 step()
