@@ -13,17 +13,18 @@ struct DryRun {
     func run() async throws -> ExitStatus {
         let items = plan.items
         let prior = try priorOutcomes(items)
-        let images = plan.imageOptions.changesNothing ? nil : VipsImagePreparer()
-        if images != nil, let problem = VipsImagePreparer.libraryProblem() { throw UsageError(description: problem) }
-        defer { images?.removeTemporaryFolder() }
-        let inspector = VipsImagePreparer.libraryProblem() == nil ? (images ?? VipsImagePreparer()) : nil
+        let prepares = !plan.imageOptions.changesNothing
+        if prepares, let problem = VipsImagePreparer.libraryProblem() { throw UsageError(description: problem) }
+        // Headers are read whatever the options (nil without libvips); images are prepared only when asked.
+        let images = VipsImagePreparer()
+        defer { images.removeTemporaryFolder() }
         var planned: [PlannedFile] = []
         for item in items {
-            let header = item.skipReason == nil ? await inspector?.inspect(item) : nil
+            let header = item.skipReason == nil ? await images.inspect(item) : nil
             var preparation: Preparation?
             var failure = item.unreadableReason.map { "cannot read file: " + $0 }
             var sentAs = item
-            if let images, item.skipReason == nil, failure == nil {
+            if prepares, item.skipReason == nil, failure == nil {
                 do {
                     if let prepared = try await images.prepare(item, options: plan.imageOptions) {
                         preparation = Preparation(

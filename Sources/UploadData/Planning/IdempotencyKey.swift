@@ -19,11 +19,7 @@ public enum IdempotencyKey {
         for item in items {
             hash.update(data: Array("\(item.path)\0\(item.size)\0\(item.modified.bitPattern)\n".utf8))
         }
-        let hex = hash.finalize().prefix(16).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-        }.joined()
-        return "\"ut1-\(hex)\""
+        return "\"ut1-\(URIEncoding.hex(hash.finalize().prefix(16)))\""
     }
 
     /// `headers` with the key added, unless the user set one of their own with `-H`.

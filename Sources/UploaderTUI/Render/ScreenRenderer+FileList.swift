@@ -99,19 +99,19 @@ extension ScreenRenderer {
             x += columns.size + 2
         }
         let triesX = frame.size.cols - 1 - columns.tries
+        // A failed or skipped row says why in the room of the bar, percentage, phase and rate: it is what the user
+        // needs.
+        let room = (columns.tries > 0 ? triesX - 2 : frame.size.cols - 1) - x
         if file.phase == .failed {
-            // The error takes the room of the bar, percentage, phase and rate: it is what the user needs.
             let summary =
                 file.error.map { error in
                     Sanitizer.displayName(error.summary)
                         + (error.bodyExcerpt.map { " " + glyphs.dash + " " + Sanitizer.excerpt($0, limit: 120) } ?? "")
                 } ?? "no response"
             let text = glyphs.display("failed " + glyphs.dot + " " + summary)
-            let room = (columns.tries > 0 ? triesX - 2 : frame.size.cols - 1) - x
             frame.put(pad(text, room), x: x, y: y, style: style(.red, bold: true))
         } else if file.phase == .skipped, let reason = file.skipReason {
             let text = glyphs.display("skipped " + glyphs.dot + " " + Sanitizer.displayName(reason))
-            let room = (columns.tries > 0 ? triesX - 2 : frame.size.cols - 1) - x
             frame.put(pad(text, room), x: x, y: y, style: style(dim: true))
         } else {
             if columns.bar > 0 {

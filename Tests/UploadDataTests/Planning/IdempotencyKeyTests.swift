@@ -1,0 +1,44 @@
+import Testing
+import UploadDomain
+
+@testable import UploadData
+
+/// The `Idempotency-Key` a request carries: the same for the same files and place, different otherwise.
+@Suite("IdempotencyKey")
+struct IdempotencyKeyTests {
+    private func item(size: Int64 = 10, modified: Double = 1_700_000_000.25, path: String = "/p/cat.jpg") -> UploadItem {
+        UploadItem(id: 0, path: path, relativePath: "cat.jpg", size: size, modified: modified, contentType: "image/jpeg")
+    }
+
+    @Test("a quoted ut1- string of 32 hex digits; equal for equal identity, different when any part changes")
+    func identity() {
+        let url = "http://127.0.0.1/datasets/a/images"
+        let key = IdempotencyKey.value(url: url, items: [item()])
+        #expect(key.count == 38 && key.hasPrefix("\"ut1-") && key.hasSuffix("\""))
+        #expect(key.dropFirst(5).dropLast().allSatisfy { "0123456789abcdef".contains($0) })
+        #expect(IdempotencyKey.value(url: url, items: [item()]) == key)
+        let others = [
+            IdempotencyKey.value(url: url, items: [item(size: 11)]),
+            IdempotencyKey.value(url: url, items: [item(modified: 1_700_000_000.26)]),
+            IdempotencyKey.value(url: url, items: [item(path: "/q/cat.jpg")]),
+            IdempotencyKey.value(url: url + "/", items: [item()]),
+            IdempotencyKey.value(url: url, items: [item(), item(path: "/p/dog.jpg")]),
+        ]
+        #expect(Set(others + [key]).count == 6)
+    }
+
+    @Test("planners add the header, keep a user's own, and add none when switched off")
+    func planners() async throws {
+        let url = "http://127.0.0.1/datasets/a/images"
+        let header = { (request: TransferRequest) in request.headers.filter { $0.name == "Idempotency-Key" } }
+        let multipart = MultipartPlanner(url: url, fileField: "file", fields: [], headers: [], token: nil, batchSize: 1)
+        #expect(header(try await multipart.request(for: [item()])).map(\.value) == [
+            IdempotencyKey.value(url: url, items: [item()])
+        ])
+        let own = [HTTPHeader(name: "idempotency-key", value: "mine")!]
+        let put = PutPlanner(baseURL: "http://127.0.0.1/files/", headers: own, token: nil)
+        #expect(try await put.request(for: [item()]).headers.map(\.value) == ["mine"])
+        let off = PutPlanner(baseURL: "http://127.0.0.1/files/", headers: [], token: nil, idempotencyKeys: false)
+        #expect(header(try await off.request(for: [item()])).isEmpty)
+    }
+}
