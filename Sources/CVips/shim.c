@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 // X(name): every libvips and GLib function called, bound by name from the loaded library (GLib's through its
 // dependencies, which dlsym searches too).
 #define CVIPS_FUNCTIONS(X)                                                                                            \
-    X(vips_init) X(vips_version) X(vips_cache_set_max) X(vips_block_untrusted_set) X(vips_error_buffer_copy)        \
+    X(vips_init) X(vips_version) X(vips_cache_set_max) X(vips_concurrency_set) X(vips_block_untrusted_set) X(vips_error_buffer_copy)        \
     X(vips_error_clear) X(vips_error_system) X(vips_image_new_from_file) X(vips_image_get_width)                    \
     X(vips_image_get_height) X(vips_image_get_n_pages) X(vips_image_get_orientation) X(vips_image_get_string)       \
     X(vips_image_get_blob) X(vips_image_get_typeof) X(vips_image_get_fields) X(vips_image_remove)                   \
@@ -71,6 +72,15 @@ static void load(void) {
     api.vips_cache_set_max(0);
     // Only the loaders of the types the scan sniffs are wanted; the untrusted ones (ImageMagick, PDF, …) are not.
     api.vips_block_untrusted_set(TRUE);
+    // One thread per image: the workers already prepare two images at once, and each thread of an image holds
+    // decoder buffers of its own (tens of MB for a phone photo) for no speed on two cores. VIPS_CONCURRENCY wins.
+    if (getenv("VIPS_CONCURRENCY") == NULL) api.vips_concurrency_set(1);
+}
+
+void cvips_trim(void) {
+    // glibc keeps freed memory in the arena of the thread that freed it: each libvips thread would hold on to the
+    // buffers of the largest image it has seen.
+    malloc_trim(0);
 }
 
 const char *cvips_load_error(void) {

@@ -31,6 +31,8 @@ const char *cvips_loader(CVipsImage *image);
 /// 1 when the metadata holds a GPS position (EXIF GPS latitude or longitude, or an XMP GPS field).
 int cvips_has_location(CVipsImage *image);
 void cvips_release(CVipsImage *image);
+/// Returns the memory freed since the last call to the system; called after each image.
+void cvips_trim(void);
 
 /// `path` shrunk on load so its longest side is at most `max_side` (never enlarged) and turned upright by its EXIF
 /// orientation; with `to_srgb`, an embedded colour profile is converted to sRGB. NULL on failure.

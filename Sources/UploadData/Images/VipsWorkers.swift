@@ -1,11 +1,12 @@
+import CVips
 import Foundation
 import Synchronization
 
 /// A few threads that run libvips work, so the caller (a curl loop, the session) never blocks on a decoder or an
 /// encoder. Started on first use; they live as long as the process.
 ///
-/// Two at most: libvips already spreads each image over its own threads (one per core), so a third file at once
-/// would only add memory. Two keep one file decoding while another is written.
+/// Two at most, and libvips gives each image one thread (see the CVips shim): two files at once keep two cores busy,
+/// a third would only add memory. Each job's freed memory goes back to the system when it ends.
 final class VipsWorkers: Sendable {
     /// The workers of this process.
     static let shared = VipsWorkers(count: min(2, max(1, ProcessInfo.processInfo.activeProcessorCount)))
@@ -52,6 +53,7 @@ final class VipsWorkers: Sendable {
             available.wait()
             let job = state.withLock { $0.jobs.removeFirst() }
             job()
+            cvips_trim()
         }
     }
 }
