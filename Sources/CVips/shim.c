@@ -24,7 +24,7 @@
     X(vips_image_get_blob) X(vips_image_get_typeof) X(vips_image_get_fields) X(vips_image_remove)                   \
     X(vips_image_hasalpha) X(vips_image_set_string) X(vips_image_set_int) X(vips_thumbnail) X(vips_autorot)         \
     X(vips_icc_transform) X(vips_copy) X(vips_flatten) X(vips_array_double_newv) X(vips_area_unref)                 \
-    X(vips_jpegsave) X(vips_pngsave) X(vips_webpsave_buffer) X(vips_tiffsave) X(vips_gifsave) X(vips_gaussnoise)    \
+    X(vips_jpegsave) X(vips_pngsave) X(vips_webpsave_buffer) X(vips_tiffsave) X(vips_gifsave) X(vips_heifsave) X(vips_gaussnoise)    \
     X(vips_bandjoin_const1) X(vips_cast) X(g_free) X(g_strfreev) X(g_object_ref) X(g_object_unref) X(g_log_set_handler)
 
 #define CVIPS_FIELD(name) __typeof__(&name) name;
@@ -296,6 +296,10 @@ CVipsImage *cvips_noise(int width, int height) {
     failed = api.vips_copy(out, &tagged, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
     api.g_object_unref(out);
     return failed ? NULL : tagged;
+}
+
+int cvips_save_heic(CVipsImage *image, const char *path, int quality) {
+    return ready()->vips_heifsave(image, path, "Q", quality, NULL);
 }
 
 void cvips_set_string(CVipsImage *image, const char *name, const char *value) {

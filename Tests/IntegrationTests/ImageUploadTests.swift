@@ -31,6 +31,20 @@ struct ImageUploadTests {
         }
     }
 
+    /// A phone's HEIC of noise that carries a GPS position: made from a JPEG, since libvips' HEIC saver copies an
+    /// EXIF block but does not make one from fields.
+    private func heicWithGPS(_ path: String, width: Int, height: Int) throws {
+        let jpeg = path + ".jpg"
+        defer { unlink(jpeg) }
+        try image(jpeg, width: width, height: height, format: .jpeg) { image in
+            image.set("exif-ifd3-GPSLatitudeRef", "N")
+            image.set("exif-ifd3-GPSLatitude", "51/1 30/1 0/1")
+        }
+        guard let decoded = VipsImage.header(path: jpeg), decoded.saveHEIC(to: path, quality: 50) else {
+            throw TestFailure(description: "saving \(path): \(VipsLibrary.takeError() ?? "")")
+        }
+    }
+
     /// The prepared files' folders under `tmp` that still hold a file.
     private func leftovers(_ tmp: String) -> [String] {
         ((try? FileManager.default.subpathsOfDirectory(atPath: tmp)) ?? []).filter { $0.contains(".") }
@@ -119,6 +133,38 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test("a phone's HEIC with GPS is counted for the note, and arrives as a JPEG named .jpg without GPS when prepared")
+    func heicPhotos() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("heic")
+        let tmp = try TestFolder("tmp-heic")
+        try heicWithGPS(folder.path + "/cat.heic", width: 1800, height: 1350)
+        let plain = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/raw/"), "--no-tui", "--no-resume"])
+        #expect(plain.status == 0, "\(plain.standardError)")
+        #expect(plain.standardError.contains("note: 1 of 1 file carries a GPS location"), "\(plain.standardError)")
+
+        let options = ["--max-dimension", "1600", "--strip-metadata", "--no-resume", "--json"]
+        let posted = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/h/images")] + options, environment: ["TMPDIR": tmp.path])
+        #expect(posted.status == 0, "\(posted.standardError)")
+        let events = try ndjson(posted.standardOutput)
+        let done = try #require(events.first { $0["event"] as? String == "done" })
+        let stored = try #require(done["result"] as? [String: Any], "\(done)")
+        #expect(stored["path"] as? String == "datasets/h/cat.jpg")
+        #expect(stored["contentType"] as? String == "image/jpeg" && stored["signature"] as? String == "jpeg")
+        #expect(stored["width"] as? Int == 1600 && stored["height"] as? Int == 1200)
+        #expect(stored["gps"] as? Bool == false)
+
+        let put = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/h/")] + options, environment: ["TMPDIR": tmp.path])
+        #expect(put.status == 0, "\(put.standardError)")
+        let statistics = await server.server.statistics
+        #expect(statistics.storedByPath["files/raw/cat.heic"] == 1 && statistics.storedByPath["files/h/cat.jpg"] == 1)
+        #expect(leftovers(tmp.path).isEmpty)
+        await server.stop()
+    }
+
     @Test("presigned PUTs of converted images: each ticket names the prepared type and size, no ticket is refused")
     func presignedPreparedImages() async throws {
         let server = try await ServerFixture.start()
@@ -196,4 +242,48 @@ struct ImageUploadTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []).isEmpty, "the folder too")
         await server.stop()
     }
+
+    @Test(
+        "a full temporary disk fails each image that does not fit with the system's reason, the rest go on, nothing is left",
+        .enabled(if: canMountTmpfs, "needs unshare(1) and a mount namespace (root or user namespaces)"))
+    func fullTemporaryDisk() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("full")
+        for name in ["big1", "big2"] { try image(folder.path + "/\(name).png", width: 2000, height: 1500, format: .png) }
+        try image(folder.path + "/small.png", width: 64, height: 48, format: .png)
+        let tmp = try TestFolder("tmp-full")
+        // A 256 KiB file system over TMPDIR, private to this run: a 2000x1500 JPEG of noise does not fit, 64x48 does.
+        let script = """
+            mount -t tmpfs -o size=256k tmpfs "$0" || exit 97
+            "$@"; status=$?
+            find "$0" -type f -printf 'left %p\\n'
+            exit $status
+            """
+        let run = try await ChildProcess.run(
+            "/usr/bin/unshare",
+            ["--map-root-user", "--mount", "sh", "-c", script, tmp.path, binary, folder.path, "--to",
+             server.url("/datasets/full/images"), "--no-tui", "--no-resume", "--convert", "jpeg", "--quality", "95"],
+            environment: ["TMPDIR": tmp.path])
+        #expect(run.status == 1, "the two large images fail, the small one is sent: \(run.standardError)")
+        let space = String(cString: strerror(ENOSPC))
+        for name in ["big1.png", "big2.png"] {
+            let line = run.standardError.split(separator: "\n").first { $0.contains("\(name): cannot write the prepared copy in ") }
+            #expect(line?.hasSuffix(space) == true, "\(run.standardError)")
+        }
+        #expect(await server.server.statistics.storedByPath["datasets/full/small.jpg"] == 1)
+        #expect(await server.server.statistics.filesStored == 1)
+        #expect(!run.standardOutput.contains("left "), "no prepared file left: \(run.standardOutput)")
+        await server.stop()
+    }
 }
+
+/// True when this machine lets a test mount a small file system of its own (`unshare -rm`).
+private let canMountTmpfs: Bool = {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+    process.arguments = ["--map-root-user", "--mount", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"]
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return false }
+    process.waitUntilExit()
+    return process.terminationStatus == 0
+}()

@@ -49,6 +49,8 @@ int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int qual
 
 /// A `width`×`height` sRGB image of 8-bit noise in 3 bands.
 CVipsImage *cvips_noise(int width, int height);
+/// Encodes `image` as HEIC (HEVC) with its metadata, as a phone writes it. Returns 0, else -1.
+int cvips_save_heic(CVipsImage *image, const char *path, int quality);
 /// Sets a metadata field as text ("exif-ifd3-GPSLatitude" = "51/1 30/1 0/1"; savers write "exif-*" fields).
 void cvips_set_string(CVipsImage *image, const char *name, const char *value);
 /// Sets an integer metadata field ("orientation" = 6).

@@ -30,7 +30,7 @@ final class PreparedImageFolder: Sendable {
     var existingPath: String? { state.withLock { $0.path } }
 
     /// A path in the folder (created if needed) that no other image of this process uses, ending in `.extension`.
-    /// - Throws: `fileUnreadable` naming `file` when the folder cannot be created.
+    /// - Throws: `preparedCopyUnwritable` naming `file` when the folder cannot be created.
     func newFile(extension fileExtension: String, for file: String) throws(UploadError) -> String {
         let result: Result<String, UploadError> = state.withLock { state in
             if state.path == nil {
@@ -41,8 +41,8 @@ final class PreparedImageFolder: Sendable {
                         mkdtemp($0.baseAddress!).map { String(cString: $0) }
                     })
                 else {
-                    let cause = "cannot create a temporary folder in \(parent): \(String(cString: strerror(errno)))"
-                    return .failure(UploadError(.fileUnreadable, file: file, cause: cause))
+                    let cause = "(no temporary folder in \(parent)): \(String(cString: strerror(errno)))"
+                    return .failure(UploadError(.preparedCopyUnwritable, file: file, cause: cause))
                 }
                 state.path = created
             }

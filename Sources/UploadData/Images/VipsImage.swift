@@ -83,6 +83,11 @@ final class VipsImage {
         cvips_set_int(pointer, name, Int32(value))
     }
 
+    /// Encodes into `path` as HEIC with its metadata, for tests (phones' format; never an output here).
+    func saveHEIC(to path: String, quality: Int) -> Bool {
+        cvips_save_heic(pointer, path, Int32(quality)) == 0
+    }
+
     /// Encodes into `path`; false on failure (the reason is in `VipsLibrary.takeError()`), which may leave a partial
     /// file for the caller to remove.
     func save(to path: String, format: ImageOutputFormat, quality: Int, strip: Bool) -> Bool {

@@ -42,7 +42,7 @@ extension VipsImagePreparer {
         guard stat(path, &status) == 0 else {
             let cause = String(cString: strerror(errno))
             unlink(path)
-            throw UploadError(.fileUnreadable, file: item.relativePath, cause: "prepared copy: \(cause)")
+            throw UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "at \(path): \(cause)")
         }
         let sameFormat = ImageOutputFormat.same(as: type) == format
         return PreparedImage(
@@ -60,9 +60,7 @@ extension VipsImagePreparer {
         }
         if let output, let cause = Self.writeErrors.first(where: message.contains) {
             let folder = (output as NSString).deletingLastPathComponent
-            return UploadError(
-                .fileUnreadable, file: item.relativePath, cause: "cannot write the prepared copy in \(folder): \(cause)"
-            )
+            return UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "in \(folder): \(cause)")
         }
         // libvips names the file by its absolute path; the error already names it relative to the folder argument.
         let cause = message.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")

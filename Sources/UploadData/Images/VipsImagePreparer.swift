@@ -31,7 +31,7 @@ public final class VipsImagePreparer: ImagePreparing {
     ///   needs doing (no `--convert`, no `--strip-metadata`, and it already fits `--max-dimension`).
     /// - Throws: `UploadError` naming the file: `imageTooLarge` (the header declares more than `maxPixels`, refused
     ///   before decoding), `imageUnreadable` (not decodable, with libvips' reason), `fileUnreadable` (the file is gone
-    ///   or unreadable, or the prepared copy cannot be written: a full disk). No partial file is left behind.
+    ///   or unreadable), `preparedCopyUnwritable` (a full temporary disk). No partial file is left behind.
     public func prepare(_ item: UploadItem, options: ImageOptions) async throws(UploadError) -> PreparedImage? {
         guard !options.changesNothing, let type = Self.imageType(of: item) else { return nil }
         return try await workers.result { [self] in

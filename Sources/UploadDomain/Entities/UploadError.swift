@@ -21,6 +21,8 @@ public struct UploadError: Error, Sendable, Equatable {
         case imageUnreadable
         /// The image declares more pixels than `--max-pixels` allows.
         case imageTooLarge
+        /// The prepared copy of an image cannot be written: the temporary folder is full, read-only or missing.
+        case preparedCopyUnwritable
     }
 
     public var code: Code
@@ -111,6 +113,7 @@ extension UploadError: CustomStringConvertible {
         case .timedOut: return "timed out" + (cause.map { ": \($0)" } ?? "")
         case .imageUnreadable: return "cannot decode image" + (cause.map { ": \($0)" } ?? "")
         case .imageTooLarge: return "image too large" + (cause.map { ": \($0)" } ?? "")
+        case .preparedCopyUnwritable: return "cannot write the prepared copy" + (cause.map { " \($0)" } ?? "")
         }
     }
 }

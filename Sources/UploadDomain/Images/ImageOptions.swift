@@ -102,7 +102,8 @@ public struct PreparedImage: Sendable, Equatable {
 public protocol ImagePreparing: Sendable {
     /// Prepares `item` with `options` into the temporary folder.
     /// - Returns: the prepared file, or nil when `item` is not an image the options apply to (it is sent as is).
-    /// - Throws: `UploadError` with `imageUnreadable`, `imageTooLarge` or `fileUnreadable`, naming the file.
+    /// - Throws: `UploadError` with `imageUnreadable`, `imageTooLarge`, `fileUnreadable` or
+    ///   `preparedCopyUnwritable`, naming the file.
     func prepare(_ item: UploadItem, options: ImageOptions) async throws(UploadError) -> PreparedImage?
     /// Removes a prepared file (its upload ended: done, failed or cancelled).
     func discard(_ prepared: PreparedImage)

@@ -213,29 +213,3 @@ struct VipsImagePreparerTests {
     }
 }
 
-/// Needs a small full-able file system, which a test cannot mount itself: run with
-/// `UPLOADER_FULL_DISK=/mnt/small` after `mount -t tmpfs -o size=200k tmpfs /mnt/small`.
-@Suite(
-    "VipsImagePreparer on a full disk", .enabled(if: ProcessInfo.processInfo.environment["UPLOADER_FULL_DISK"] != nil))
-struct VipsImagePreparerFullDiskTests {
-    @Test("a full disk fails as an unreadable file, with the system's reason, and leaves no partial file")
-    func fullDisk() async throws {
-        let scratch = try ImageScratch()
-        defer { scratch.remove() }
-        let small = try #require(ProcessInfo.processInfo.environment["UPLOADER_FULL_DISK"])
-        let preparer = VipsImagePreparer(folder: PreparedImageFolder(parent: small))
-        defer { preparer.removeTemporaryFolder() }
-        let photo = try scratch.image("photo.png", width: 2000, height: 1500, format: .png)
-        for format in [ImageOptions.Format.jpeg, .webp] {
-            do {
-                _ = try await preparer.prepare(photo, options: ImageOptions(convert: format, quality: 95))
-                Issue.record("wrote 2000x1500 pixels of noise into \(small)")
-            } catch {
-                #expect(error.code == .fileUnreadable)
-                #expect(error.cause?.contains(String(cString: strerror(ENOSPC))) == true, "\(error)")
-            }
-            let folder = try #require(preparer.folder.existingPath)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
-        }
-    }
-}
