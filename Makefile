@@ -3,7 +3,7 @@ SHELL := /bin/bash
 APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
-BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time libvips-tools
+BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time libvips-tools iproute2
 BENCH_RUNS ?= 5
 FUZZ_SECONDS ?= 600
 

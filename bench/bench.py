@@ -191,28 +191,32 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def wait_for_port(port: int, process: subprocess.Popen, label: str, timeout: float = 15) -> None:
+def wait_for_port(port: int, process: subprocess.Popen, label: str, timeout: float = 15, host: str = "127.0.0.1") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise BenchError(f"{label} exited with {process.returncode} while starting")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            with socket.create_connection((host, port), timeout=0.5):
                 return
         except OSError:
             time.sleep(0.05)
-    raise BenchError(f"{label} is not listening on 127.0.0.1:{port} after {timeout:.0f} s")
+    raise BenchError(f"{label} is not listening on {host}:{port} after {timeout:.0f} s")
 
 
 class Nginx:
-    """The discard sink at /sink/ and WebDAV at /dav/, on 127.0.0.1 only."""
+    """The discard sink at /sink/ and WebDAV at /dav/, on 127.0.0.1 only; or, given `netns`, on `host` inside that
+    network namespace (bench/shaped.py), with `received` counting the bytes that reach it."""
 
-    def __init__(self) -> None:
-        self.dir = WORK / "nginx"
-        self.davroot = WORK / "davroot"
+    def __init__(self, name: str = "nginx", host: str = "127.0.0.1", netns: str | None = None,
+                 received: Callable[[], int] | None = None) -> None:
+        self.dir = WORK / name
+        self.davroot = WORK / ("davroot" if name == "nginx" else f"{name}-davroot")
+        self.host, self.netns = host, netns
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"http://{host}:{self.port}"
         self.access_log = self.dir / "access.log"
+        self.received = received or loopback_rx_bytes
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
@@ -225,15 +229,19 @@ class Nginx:
         # under /root); as any other user the `user` directive is ignored.
         user = "user root;" if os.geteuid() == 0 else ""
         config = (BENCH / "nginx.conf.template").read_text()
-        config = config.replace("@WORK@", str(WORK)).replace("@PORT@", str(self.port)).replace("@USER@", user)
+        for name, value in (("@DIR@", self.dir), ("@DAVROOT@", self.davroot), ("@WORK@", WORK), ("@HOST@", self.host),
+                            ("@PORT@", self.port), ("@USER@", user)):
+            config = config.replace(name, str(value))
         conf = self.dir / "nginx.conf"
         conf.write_text(config)
         argv = ["nginx", "-p", str(self.dir), "-c", str(conf), "-e", str(self.dir / "error.log")]
+        if self.netns:
+            argv = ["ip", "netns", "exec", self.netns] + argv
         subprocess.run(argv + ["-t", "-q"], check=True)
         self.process = PROCESSES.spawn(
             "nginx", argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=open(self.dir / "stderr.log", "wb"))
-        wait_for_port(self.port, self.process, "nginx")
+        wait_for_port(self.port, self.process, "nginx", host=self.host)
 
     def stop(self) -> None:
         if self.process:
@@ -243,7 +251,7 @@ class Nginx:
     def mark(self) -> tuple[int, int]:
         """Where the access log and the loopback byte counter stand before a run."""
         offset = self.access_log.stat().st_size if self.access_log.exists() else 0
-        return offset, loopback_rx_bytes()
+        return offset, self.received()
 
     def check(self, mark: tuple[int, int], method: str, count: int, min_bytes: int) -> dict:
         """Checks a run from nginx's side: `count` requests of `method` logged after `mark`, each
@@ -273,9 +281,9 @@ class Nginx:
                 raise BenchError(f"nginx answered {method} {uri} with {status}")
             if not declared.isdigit() or int(declared) < min_bytes:
                 raise BenchError(f"{method} {uri} declared a body of {declared} bytes, expected at least {min_bytes}")
-        received = loopback_rx_bytes() - rx_before
+        received = self.received() - rx_before
         if rx_before >= 0 and received < count * min_bytes:
-            raise BenchError(f"only {received} bytes crossed the loopback for {count * min_bytes} bytes of uploads")
+            raise BenchError(f"only {received} bytes reached nginx for {count * min_bytes} bytes of uploads")
         ends = [float(row[-1]) for row in rows]
         return {"requests": len(logged), "connections": len({row[5] for row in logged}), "loopback_bytes": received,
                 "span": max(ends) - min(ends)}
@@ -905,8 +913,8 @@ def main() -> int:
                         help="folder with release uploader-tui and uploader-server (swift build -c release --show-bin-path)")
     parser.add_argument("--runs", type=int, default=5, help="counted rounds per comparison (default 5)")
     parser.add_argument("--big-runs", type=int, help="counted rounds for the 2 GiB file (default: --runs)")
-    parser.add_argument("--only", default="post,put,big,tui,queue,photos",
-                        help="comma-separated subset of post,put,big,tui,queue,photos (default: all)")
+    parser.add_argument("--only", default="post,put,big,tui,queue,photos,shaped",
+                        help="comma-separated subset of post,put,big,tui,queue,photos,shaped (default: all)")
     parser.add_argument("--queue-route", choices=("post", "put"), default="post",
                         help="comparison 5's route on the reference server: post (multipart POST "
                              "/datasets/bench/images, the default) or put (PUT /files/bench/, no modeling step)")
@@ -945,7 +953,8 @@ def main() -> int:
         bench.prepare()
         steps = [("post", bench.small_post), ("put", bench.small_put), ("big", bench.big_put),
                  ("tui", bench.tui_overhead), ("queue", bench.queue_10k),
-                 ("photos", lambda: images.run(bench, sys.modules[__name__]))]
+                 ("photos", lambda: images.run(bench, sys.modules[__name__])),
+                 ("shaped", lambda: images.run_shaped(bench, sys.modules[__name__]))]
         for key, step in steps:
             if key in selected:
                 step()

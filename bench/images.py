@@ -1,14 +1,19 @@
 """Comparison 6 (issue 16): 100 phone-sized JPEGs prepared (--max-dimension 2048 --quality 80) and sent, against
-curl sending the originals and against `vipsthumbnail` for every file followed by curl sending the results."""
+curl sending the originals and against `vipsthumbnail` for every file followed by curl sending the results; then
+the same photos over a link shaped to 50 Mbit/s against curl sending the originals."""
 import os
 import random
 import shutil
 from pathlib import Path
 
+import shaped
+
 PHOTO_COUNT, PHOTO_SIZE = 100, (4000, 3000)
 MAX_SIDE, QUALITY = 2048, 80
 GOAL_OVERLAP = 1.1  # end to end ≤ 1.1 × the larger of "prepare all" and "send all prepared"
 GOAL_RSS_MIB = 150
+SHAPED_MBIT, SHAPED_RUNS = 50, 3  # curl of the originals takes over a minute a run at 50 Mbit/s
+GOAL_SHAPED = 4.0  # at least 4x faster than curl of the originals over the shaped link
 
 
 def make_photos(folder: Path) -> list[Path]:
@@ -54,17 +59,7 @@ def run(bench, b) -> None:
         return run
 
     def tui(name: str):
-        journal = b.fresh_journal(name)
-        argv = [str(bench.tui), str(photos_dir), "--to", sink, "--no-tui", "--json", "--concurrency",
-                str(b.CONCURRENCY), "--journal", str(journal), "--max-dimension", str(MAX_SIDE), "--quality",
-                str(QUALITY)]
-        bench.remember("photos_tui", argv)
-        mark = bench.nginx.mark()
-        run = b.run_hyperfine(name, argv, env={**os.environ, "TMPDIR": str(b.WORK)})
-        b.check_summary(run, PHOTO_COUNT, name)
-        run.extra.update(bench.nginx.check(mark, "POST", PHOTO_COUNT, 1))
-        b.drop_journal(journal)
-        return run
+        return tui_run(bench, b, name, photos_dir, bench.nginx, "photos_tui")
 
     def curl_originals(name: str):
         argv = curl + ["-K", str(originals)]
@@ -115,10 +110,62 @@ def run(bench, b) -> None:
     shutil.rmtree(prepared_dir, ignore_errors=True)
 
 
+def tui_run(bench, b, name: str, photos_dir: Path, nginx, key: str):
+    """uploader-tui preparing and sending the photos to `nginx`'s sink, checked from both ends."""
+    journal = b.fresh_journal(name)
+    argv = [str(bench.tui), str(photos_dir), "--to", f"{nginx.url}/sink/", "--no-tui", "--json", "--concurrency",
+            str(b.CONCURRENCY), "--journal", str(journal), "--max-dimension", str(MAX_SIDE), "--quality", str(QUALITY)]
+    bench.remember(key, argv)
+    mark = nginx.mark()
+    run = b.run_hyperfine(name, argv, env={**os.environ, "TMPDIR": str(b.WORK)})
+    b.check_summary(run, PHOTO_COUNT, name)
+    run.extra.update(nginx.check(mark, "POST", PHOTO_COUNT, 1))
+    b.drop_journal(journal)
+    return run
+
+
+def run_shaped(bench, b) -> None:
+    """The photos over a link shaped to SHAPED_MBIT: uploader-tui preparing them against curl of the originals."""
+    why = shaped.unavailable()
+    if why:
+        b.log(f"6b. photos over a shaped link: skipped ({why})")
+        bench.results["photos_shaped_skipped"] = why
+        return
+    photos_dir = b.DATA / "photos-100"
+    make_photos(photos_dir)
+    with shaped.ShapedLink(b, SHAPED_MBIT) as link:
+        b.log(f"6b. {PHOTO_COUNT} photos over {link.describe()} -> nginx discard sink")
+        sink = f"{link.nginx.url}/sink/"
+        config = b.WORK / "photos-shaped.cfg"
+        blocks = [f'url = "{sink}"\nform = "file=@{p}"\noutput = "/dev/null"\n' for p in sorted(photos_dir.iterdir())]
+        config.write_text("next\n".join(blocks))
+
+        def tui(name: str):
+            return tui_run(bench, b, name, photos_dir, link.nginx, "photos_shaped_tui")
+
+        def curl_originals(name: str):
+            argv = ["curl", "-s", "--no-progress-meter", "--parallel", "--parallel-max", str(b.CONCURRENCY), "-K",
+                    str(config)]
+            bench.remember("photos_shaped_curl_originals", argv)
+            mark = link.nginx.mark()
+            run = b.run_hyperfine(name, argv)
+            if run.exit_code != 0:
+                raise b.BenchError(f"{name}: exit {run.exit_code}")
+            run.extra.update(link.nginx.check(mark, "POST", PHOTO_COUNT, 1))
+            return run
+
+        bench.results["photos_shaped"] = b.alternate(
+            "photos-shaped", min(bench.runs, SHAPED_RUNS), [("uploader-tui", tui), ("curl originals", curl_originals)])
+
+
 def rows(results: dict, b) -> tuple[list[tuple], list[tuple]]:
     """The report's rows and goals for comparison 6."""
-    if "photos" not in results:
-        return [], []
+    table, goals = local_rows(results, b) if "photos" in results else ([], [])
+    shaped_table, shaped_goals = shaped_rows(results, b)
+    return table + shaped_table, goals + shaped_goals
+
+
+def local_rows(results: dict, b) -> tuple[list[tuple], list[tuple]]:
     r, halves = results["photos"], results.get("photos_halves", {})
     secs = lambda runs: [run.seconds for run in runs]
     rss = lambda runs: [run.rss_kib / b.KIB for run in runs]
@@ -145,3 +192,20 @@ def rows(results: dict, b) -> tuple[list[tuple], list[tuple]]:
     peak = max(rss(tui))
     goals.append((f"photos: client peak RSS ≤ {GOAL_RSS_MIB} MiB", f"{peak:.1f} MiB", peak <= GOAL_RSS_MIB))
     return table, goals
+
+
+def shaped_rows(results: dict, b) -> tuple[list[tuple], list[tuple]]:
+    goal = f"photos over {SHAPED_MBIT} Mbit/s: ≥ {GOAL_SHAPED:.0f}x faster than curl of the originals"
+    if "photos_shaped_skipped" in results:
+        return [], [(goal, f"not measured: {results['photos_shaped_skipped']}", False)]
+    if "photos_shaped" not in results:
+        return [], []
+    r = results["photos_shaped"]
+    secs = lambda runs: [run.seconds for run in runs]
+    tui, curl = r["uploader-tui"], r["curl originals"]
+    title = (f"6b. the same photos over a link shaped to {SHAPED_MBIT} Mbit/s (tbf, network namespace) → nginx sink; "
+             "peer: curl of the originals")
+    speedup = b.med(secs(curl)) / b.med(secs(tui))
+    table = [(title, "wall time, s (lower is better)", b.spread(secs(tui), 2), b.spread(secs(curl), 2),
+              f"{b.med(secs(tui)) / b.med(secs(curl)):.2f}x")]
+    return table, [(goal, f"{speedup:.1f}x", speedup >= GOAL_SHAPED)]
