@@ -21,6 +21,9 @@ public struct UploadError: Error, Sendable, Equatable {
         case imageUnreadable
         /// The image declares more pixels than `--max-pixels` allows.
         case imageTooLarge
+        /// TLS refused: a certificate not trusted, a client certificate missing or refused, a failed handshake.
+        /// Another attempt would meet the same certificates, so it is not retried.
+        case tlsFailed
     }
 
     public var code: Code
@@ -111,6 +114,7 @@ extension UploadError: CustomStringConvertible {
         case .timedOut: return "timed out" + (cause.map { ": \($0)" } ?? "")
         case .imageUnreadable: return "cannot decode image" + (cause.map { ": \($0)" } ?? "")
         case .imageTooLarge: return "image too large" + (cause.map { ": \($0)" } ?? "")
+        case .tlsFailed: return "tls: " + (cause ?? "handshake failed")
         }
     }
 }
