@@ -147,6 +147,36 @@ struct TLSTrustTests {
         await nginx.stop()
     }
 
+    @Test(
+        "a server that refuses the handshake without a client certificate: one tls line, not retried",
+        arguments: [("-tls1_3", "127.0.0.1 refused the client certificate: "), ("-tls1_2", "handshake with 127.0.0.1 failed: ")])
+    func handshakeRefusal(version: String, expected: String) async throws {
+        // nginx answers HTTP 400 instead; openssl's server ends the handshake with an alert, as many servers do.
+        // TLS 1.3 sends it after the handshake, so libcurl meets it on a read (a recv error, retried were it not
+        // told apart); TLS 1.2 during it.
+        let certificates = try await TestCertificates.make()
+        let port = try freeLoopbackPort()
+        let server = try ChildProcess.start(
+            "/usr/bin/env",
+            ["openssl", "s_server", "-accept", String(port), "-cert", certificates.serverCertificate, "-key",
+             certificates.serverKey, "-CAfile", certificates.caCertificate, "-Verify", "1", "-verify_return_error",
+             "-www", version])
+        var reaped = false
+        defer { if !reaped { server.signal(SIGKILL) } }  // a test that threw; never a reaped (reusable) pid
+        try await waitUntil("openssl s_server on \(port)", timeout: .seconds(20)) { acceptsConnections(port) }
+        let folder = try TestFolder()
+        let run = try await upload(
+            to: "https://127.0.0.1:\(port)/x/", ["--cacert", certificates.caCertificate, "--retries", "3"],
+            folder: folder)
+        server.signal(SIGTERM)
+        _ = await server.wait()
+        reaped = true
+        #expect(run.status == 1, "\(run.standardError)")
+        #expect(run.failedLines.count == 1, "\(run.standardError)")
+        #expect(run.failedLines.first?.contains("a.bin: tls: " + expected) == true, "\(run.standardError)")
+        #expect(!run.standardError.contains("retrying"), "\(run.standardError)")
+    }
+
     @Test("bad TLS files and proxies are one line naming the file or option, exit 2, before anything is sent")
     func badInput() async throws {
         let certificates = try await TestCertificates.make()
