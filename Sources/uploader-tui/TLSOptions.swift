@@ -54,7 +54,9 @@ struct TLSOptions: ParsableArguments {
         if let caPath = trust.caPath, let problem = TLSFileCheck.problem(caPath: caPath) {
             throw UsageError(description: problem)
         }
-        if key != nil, cert == nil { throw UsageError(description: "--key needs --cert (the certificate it signs for)") }
+        if key != nil, cert == nil {
+            throw UsageError(description: "--key needs --cert (the certificate it signs for)")
+        }
         if let cert, let problem = TLSFileCheck.problem(certificate: cert, key: key) {
             throw UsageError(description: problem)
         }
@@ -79,7 +81,8 @@ struct TLSOptions: ParsableArguments {
         let scheme = proxy[..<schemeEnd.lowerBound].lowercased()
         guard proxySchemes.contains(scheme) else {
             throw UsageError(
-                description: "--proxy: invalid URL '\(shown)': expected \(proxySchemes.sorted().joined(separator: ", ")), "
+                description:
+                    "--proxy: invalid URL '\(shown)': expected \(proxySchemes.sorted().joined(separator: ", ")), "
                     + "not \(scheme)")
         }
         // The host and port rules are those of any URL.

@@ -104,7 +104,8 @@ struct TLSTrustTests {
         let folder = try TestFolder()
         let url = "https://127.0.0.1:\(nginx.tlsPort)/p/"
         // A real bundle without the test CA: the system's when there is one, else the client certificate.
-        let other = FileManager.default.fileExists(atPath: "/etc/ssl/certs/ca-certificates.crt")
+        let other =
+            FileManager.default.fileExists(atPath: "/etc/ssl/certs/ca-certificates.crt")
             ? "/etc/ssl/certs/ca-certificates.crt" : certificates.clientCertificate
         let bundleWins = try await upload(
             to: url, environment: ["CURL_CA_BUNDLE": other, "SSL_CERT_FILE": certificates.caCertificate],
@@ -127,7 +128,9 @@ struct TLSTrustTests {
         let without = try await upload(to: url, trust, folder: folder)
         #expect(without.status == 1, "\(without.standardError)")
         #expect(without.failedLines.count == 1, "\(without.standardError)")
-        #expect(without.failedLines.first?.contains("No required SSL certificate was sent") == true, "\(without.standardError)")
+        #expect(
+            without.failedLines.first?.contains("No required SSL certificate was sent") == true,
+            "\(without.standardError)")
         #expect(nginx.requests(port: nginx.mutualTLSPort).count == 1, "one attempt")
 
         let with = try await upload(
@@ -139,7 +142,8 @@ struct TLSTrustTests {
 
         // curl's other form: the key inside the certificate's file.
         let combined = certificates.folder.path + "/client-and-key.pem"
-        let pem = try String(contentsOfFile: certificates.clientCertificate, encoding: .utf8)
+        let pem =
+            try String(contentsOfFile: certificates.clientCertificate, encoding: .utf8)
             + String(contentsOfFile: certificates.clientKey, encoding: .utf8)
         try pem.write(toFile: combined, atomically: true, encoding: .utf8)
         let oneFile = try await upload(to: url + "one/", trust + ["--cert", combined], folder: folder)
@@ -149,7 +153,9 @@ struct TLSTrustTests {
 
     @Test(
         "a server that refuses the handshake without a client certificate: one tls line, not retried",
-        arguments: [("-tls1_3", "127.0.0.1 refused the client certificate: "), ("-tls1_2", "handshake with 127.0.0.1 failed: ")])
+        arguments: [
+            ("-tls1_3", "127.0.0.1 refused the client certificate: "), ("-tls1_2", "handshake with 127.0.0.1 failed: "),
+        ])
     func handshakeRefusal(version: String, expected: String) async throws {
         // nginx answers HTTP 400 instead; openssl's server ends the handshake with an alert, as many servers do.
         // TLS 1.3 sends it after the handshake, so libcurl meets it on a read (a recv error, retried were it not
@@ -158,9 +164,11 @@ struct TLSTrustTests {
         let port = try freeLoopbackPort()
         let server = try ChildProcess.start(
             "/usr/bin/env",
-            ["openssl", "s_server", "-accept", String(port), "-cert", certificates.serverCertificate, "-key",
-             certificates.serverKey, "-CAfile", certificates.caCertificate, "-Verify", "1", "-verify_return_error",
-             "-www", version])
+            [
+                "openssl", "s_server", "-accept", String(port), "-cert", certificates.serverCertificate, "-key",
+                certificates.serverKey, "-CAfile", certificates.caCertificate, "-Verify", "1", "-verify_return_error",
+                "-www", version,
+            ])
         var reaped = false
         defer { if !reaped { server.signal(SIGKILL) } }  // a test that threw; never a reaped (reusable) pid
         try await waitUntil("openssl s_server on \(port)", timeout: .seconds(20)) { acceptsConnections(port) }
@@ -193,9 +201,11 @@ struct TLSTrustTests {
             (["--capath", missing], [:], "no such folder"),
             ([], ["SSL_CERT_FILE": missing], "SSL_CERT_FILE=\(missing): no such file"),
             ([], ["CURL_CA_BUNDLE": missing], "CURL_CA_BUNDLE=\(missing): no such file"),
-            (ca + ["--cert", certificates.clientCertificate, "--key", certificates.otherKey], [:],
-             "--key \(certificates.otherKey): the private key does not match the certificate in "
-                + certificates.clientCertificate),
+            (
+                ca + ["--cert", certificates.clientCertificate, "--key", certificates.otherKey], [:],
+                "--key \(certificates.otherKey): the private key does not match the certificate in "
+                    + certificates.clientCertificate
+            ),
             (ca + ["--cert", certificates.clientCertificate, "--key", missing], [:], "--key \(missing): no such file"),
             (ca + ["--cert", missing, "--key", certificates.clientKey], [:], "--cert \(missing): no such file"),
             (ca + ["--cert", certificates.clientKey, "--key", certificates.clientKey], [:], "no PEM certificate"),
@@ -259,7 +269,8 @@ struct TLSTrustTests {
         let folder = try TestFolder()
         let closed = try freeLoopbackPort()
         let run = try await upload(
-            to: "http://127.0.0.1:\(closed)/x/", ["--proxy", "http://user:hunter2@127.0.0.1:\(closed)", "--retries", "0"],
+            to: "http://127.0.0.1:\(closed)/x/",
+            ["--proxy", "http://user:hunter2@127.0.0.1:\(closed)", "--retries", "0"],
             folder: folder)
         #expect(run.status == 1, "\(run.standardError)")
         #expect(run.failedLines.count == 1, "\(run.standardError)")

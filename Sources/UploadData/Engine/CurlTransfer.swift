@@ -194,15 +194,18 @@ final class CurlTransfer: @unchecked Sendable {
             return UploadError(.tlsFailed, file: file, cause: "cannot use the CA certificates: \(detail)")
         case CURLE_SSL_CERTPROBLEM:
             return UploadError(
-                .tlsFailed, file: file, cause: "client certificate for \(host) unusable: \(detail) (check --cert, --key)")
+                .tlsFailed, file: file,
+                cause: "client certificate for \(host) unusable: \(detail) (check --cert, --key)")
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CIPHER,
             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED:
             return UploadError(.tlsFailed, file: file, cause: "handshake with \(host) failed: \(detail)")
-        case CURLE_SEND_ERROR where Self.isCertificateAlert(detail), CURLE_RECV_ERROR where Self.isCertificateAlert(detail):
+        case CURLE_SEND_ERROR where Self.isCertificateAlert(detail),
+            CURLE_RECV_ERROR where Self.isCertificateAlert(detail):
             // TLS 1.3 servers refuse a client certificate after the handshake, so libcurl meets the alert on
             // its first read or write.
             return UploadError(
-                .tlsFailed, file: file, cause: "\(host) refused the client certificate: \(detail) (check --cert, --key)")
+                .tlsFailed, file: file, cause: "\(host) refused the client certificate: \(detail) (check --cert, --key)"
+            )
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SEND_ERROR,
             CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return UploadError(.connectionFailed, file: file, cause: detail)

@@ -69,7 +69,8 @@ public enum TLSFileCheck {
     }
 
     private static func label(_ source: TLSTrust.Source) -> String {
-        source.origin.hasPrefix("--") ? "\(source.origin) \(display(source.path))" : "\(source.origin)=\(display(source.path))"
+        source.origin.hasPrefix("--")
+            ? "\(source.origin) \(display(source.path))" : "\(source.origin)=\(display(source.path))"
     }
 
     private static func display(_ path: String) -> String {

@@ -21,17 +21,27 @@ struct TestCertificates {
         let newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
         try "subjectAltName=IP:127.0.0.1\n".write(toFile: d + "/server.ext", atomically: true, encoding: .utf8)
         try "extendedKeyUsage=clientAuth\n".write(toFile: d + "/client.ext", atomically: true, encoding: .utf8)
-        try await openssl(["req", "-x509"] + newKey + ["-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days", "2",
-            "-subj", "/CN=uploader-tui test CA"])
+        try await openssl(
+            ["req", "-x509"] + newKey + [
+                "-keyout", d + "/ca.key", "-out", d + "/ca.pem", "-days", "2",
+                "-subj", "/CN=uploader-tui test CA",
+            ])
         for (name, serial) in [("server", "2"), ("client", "3")] {
-            try await openssl(["req"] + newKey + ["-keyout", "\(d)/\(name).key", "-out", "\(d)/\(name).csr",
-                "-subj", "/CN=\(name == "server" ? "127.0.0.1" : "uploader-tui test client")"])
-            try await openssl(["x509", "-req", "-in", "\(d)/\(name).csr", "-CA", d + "/ca.pem", "-CAkey",
+            try await openssl(
+                ["req"] + newKey + [
+                    "-keyout", "\(d)/\(name).key", "-out", "\(d)/\(name).csr",
+                    "-subj", "/CN=\(name == "server" ? "127.0.0.1" : "uploader-tui test client")",
+                ])
+            try await openssl([
+                "x509", "-req", "-in", "\(d)/\(name).csr", "-CA", d + "/ca.pem", "-CAkey",
                 d + "/ca.key", "-set_serial", serial, "-days", "2", "-extfile", "\(d)/\(name).ext",
-                "-out", "\(d)/\(name).pem"])
+                "-out", "\(d)/\(name).pem",
+            ])
         }
-        try await openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
-            d + "/other.key"])
+        try await openssl([
+            "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
+            d + "/other.key",
+        ])
         try FileManager.default.createDirectory(atPath: d + "/cas", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: d + "/ca.pem", toPath: d + "/cas/ca.pem")
         try await openssl(["rehash", d + "/cas"])
