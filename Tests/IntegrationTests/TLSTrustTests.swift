@@ -82,6 +82,26 @@ struct TLSTrustTests {
         await nginx.stop()
     }
 
+    @Test("the trust covers every request of a run: a token refresh over TLS, then the upload")
+    func refreshOverTLS() async throws {
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates)
+        let folder = try TestFolder()
+        let url = "https://127.0.0.1:\(nginx.tlsPort)"
+        let run = try await upload(
+            to: url + "/auth-only/",
+            ["--cacert", certificates.caCertificate, "--refresh-url", url + "/auth/refresh"], folder: folder)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(!run.standardError.contains("fresh-token"))
+        try expectStored(nginx, "/auth-only/a.bin", from: folder)
+        #expect(
+            nginx.requests(port: nginx.tlsPort).map { $0.replacingOccurrences(of: " NONE", with: "") } == [
+                "\"PUT /auth-only/a.bin HTTP/1.1\" 401", "\"POST /auth/refresh HTTP/1.1\" 200",
+                "\"PUT /auth-only/a.bin HTTP/1.1\" 201",
+            ])
+        await nginx.stop()
+    }
+
     @Test(
         "with no option, CURL_CA_BUNDLE, SSL_CERT_FILE or SSL_CERT_DIR names the CA",
         arguments: ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"])

@@ -50,7 +50,12 @@ final class NginxFixture {
                 dav_methods PUT;
                 create_full_put_path on;
                 client_max_body_size 0;
-                server { listen 127.0.0.1:\(ports[0]) ssl; }
+                server {
+                    listen 127.0.0.1:\(ports[0]) ssl;
+                    # A token refresh endpoint and a folder that wants its token: a second kind of request over TLS.
+                    location = /auth/refresh { return 200 '{"access_token":"fresh-token"}'; }
+                    location /auth-only/ { if ($http_authorization != "Bearer fresh-token") { return 401; } }
+                }
                 server {
                     listen 127.0.0.1:\(ports[1]) ssl;
                     ssl_client_certificate \(certificates.caCertificate);
