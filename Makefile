@@ -1,6 +1,8 @@
 # uploader-tui — build, test and demo on a fresh Debian machine.
 SHELL := /bin/bash
-APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip
+# openssl and nginx: the TLS tests make certificates and serve them over TLS on 127.0.0.1.
+APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip \
+	openssl nginx
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
 BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time libvips-tools iproute2
@@ -14,15 +16,24 @@ PREFIX ?= $(HOME)/.local
 
 .PHONY: all deps build test demo release install bench fuzz clean
 
+# Installs those of the packages $(1) that are missing. The nginx package starts a system nginx on port 80 where
+# services run; a policy-rc.d that refuses (only while installing, and only if the machine has none) keeps it stopped.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		guard=; if [ ! -e /usr/sbin/policy-rc.d ]; then guard=1; \
+			printf '#!/bin/sh\nexit 101\n' | $(SUDO) tee /usr/sbin/policy-rc.d >/dev/null && $(SUDO) chmod +x /usr/sbin/policy-rc.d; fi; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+		status=$$?; [ -z "$$guard" ] || $(SUDO) rm -f /usr/sbin/policy-rc.d; [ $$status = 0 ] || exit $$status; \
+	fi
+endef
+
 all: build
 
 ## Installs the Debian packages the build, tests and demo need (only those missing).
 deps:
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing: $$missing"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-	fi
+	$(call apt_install,$(APT_PACKAGES))
 	@# The S3 tests run against moto's S3 server and read objects back with boto3.
 	@python3 -c 'import moto.server, boto3, flask_cors' 2>/dev/null || python3 -m pip install -q 'moto[server]' boto3
 
@@ -56,16 +67,7 @@ install: release
 ## Release build against curl, rclone and its own screen on 127.0.0.1 (issue 6); writes bench/RESULTS.md.
 ## BENCH_RUNS=N sets the counted rounds per comparison (default 5).
 bench: release
-	@# The nginx package starts a system nginx on port 80 where services run; a policy-rc.d that
-	@# refuses (only while installing, and only if the machine has none) keeps it stopped.
-	@missing=$$(for p in $(BENCH_APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-		echo "installing: $$missing"; \
-		guard=; if [ ! -e /usr/sbin/policy-rc.d ]; then guard=1; \
-			printf '#!/bin/sh\nexit 101\n' | $(SUDO) tee /usr/sbin/policy-rc.d >/dev/null && $(SUDO) chmod +x /usr/sbin/policy-rc.d; fi; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
-		status=$$?; [ -z "$$guard" ] || $(SUDO) rm -f /usr/sbin/policy-rc.d; [ $$status = 0 ] || exit $$status; \
-	fi
+	$(call apt_install,$(BENCH_APT_PACKAGES))
 	@# The photos of comparison 6 are made with Pillow.
 	@python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow
 	python3 bench/bench.py --bin "$$(swift build $(RELEASE) --show-bin-path)" --runs $(BENCH_RUNS)

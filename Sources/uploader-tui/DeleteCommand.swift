@@ -26,12 +26,17 @@ struct DeleteCommand: ParsableCommand {
     @Flag(help: "Skip TLS certificate verification (unsafe).")
     var insecure = false
 
+    @OptionGroup(title: "TLS and proxies")
+    var tls: TLSOptions
+
     /// Deletes each key in turn, one line per key; exit 1 when any was refused or missing.
     func execute() async throws -> ExitStatus {
         guard !keys.isEmpty else { throw UsageError(description: "delete: name at least one key") }
         let requests = try keys.map { key in (key, try request(for: key)) }
+        var options = CurlEngine.Options(insecure: insecure)
+        try tls.apply(to: &options, environment: ProcessInfo.processInfo.environment)
         if let problem = CurlEngine.libraryProblem() { throw UsageError(description: problem) }
-        let engine = CurlEngine(options: CurlEngine.Options(insecure: insecure))
+        let engine = CurlEngine(options: options)
         defer { engine.shutdown() }
         var failed = 0
         for (key, request) in requests {

@@ -135,6 +135,9 @@ struct UploadCommand: ParsableCommand {
     @Flag(help: "Skip TLS certificate verification (unsafe).")
     var insecure = false
 
+    @OptionGroup(title: "TLS and proxies")
+    var tls: TLSOptions
+
     @Flag(help: "Cancel the rest of the batch at the first failure.")
     var failFast = false
 

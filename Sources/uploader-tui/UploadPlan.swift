@@ -124,6 +124,8 @@ extension UploadCommand {
             throw UsageError(description: "--retry-failed needs the journal; drop --no-resume")
         }
         let environment = ProcessInfo.processInfo.environment
+        var engineOptions = CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout)
+        try tls.apply(to: &engineOptions, environment: environment)
         let journalPath = noResume ? nil : FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: environment))
 
         let destination: UploadPlan.Destination
@@ -202,7 +204,7 @@ extension UploadCommand {
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
                 tokenRefreshes: tokenSource == nil ? 0 : 2, grace: .milliseconds(Int64(grace * 1000)),
                 imageOptions: imageOptions),
-            engineOptions: CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout),
+            engineOptions: engineOptions,
             headless: headless, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,
             imageOptions: imageOptions, dryRun: dryRun, violations: violations.map(\.description))

@@ -18,6 +18,7 @@ struct RetryPolicyTests {
         #expect(!RetryPolicy.isRetryable(UploadError(.unauthorized)))
         #expect(!RetryPolicy.isRetryable(UploadError(.fileUnreadable)))
         #expect(!RetryPolicy.isRetryable(UploadError(.cancelled)))
+        #expect(!RetryPolicy.isRetryable(UploadError(.tlsFailed)), "the same certificates would fail again")
     }
 
     @Test("full jitter grows exponentially up to the cap, and stops after maxRetries")

@@ -57,4 +57,29 @@ CURLMcode ccurl_multi_cleanup(CURLM *multi);
 
 /// The CURL_READFUNC_ABORT sentinel, which does not import as a size_t.
 size_t ccurl_readfunc_abort(void);
+
+// TLS files checked before anything is sent, with the OpenSSL libcurl itself uses (tls_check.c): libcurl only
+// reads them when it connects, so a key that does not match its certificate would fail every file one by one.
+
+/// What a TLS file check found.
+typedef enum {
+    CCURL_TLS_OK = 0,
+    /// No OpenSSL to check with (a libcurl built on another TLS library): nothing was checked.
+    CCURL_TLS_UNCHECKED,
+    /// The CA file holds no certificate OpenSSL can read.
+    CCURL_TLS_BAD_CA_FILE,
+    /// The client certificate (PEM) cannot be read.
+    CCURL_TLS_BAD_CERTIFICATE,
+    /// The private key (PEM) cannot be read, or is encrypted.
+    CCURL_TLS_BAD_KEY,
+    /// The private key is not the certificate's.
+    CCURL_TLS_KEY_MISMATCH,
+} ccurl_tls_check;
+
+/// Loads `path` as a PEM bundle of CA certificates; on a problem, OpenSSL's reason goes into `reason`.
+ccurl_tls_check ccurl_tls_check_ca_file(const char *path, char *reason, size_t size);
+
+/// Loads a PEM client certificate and its key (`key` NULL: the key is in `certificate`, as curl allows) and
+/// checks that they belong together; on a problem, OpenSSL's reason goes into `reason`.
+ccurl_tls_check ccurl_tls_check_identity(const char *certificate, const char *key, char *reason, size_t size);
 #endif

@@ -24,15 +24,31 @@ public final class CurlEngine: UploadTransport {
         public var stallTimeout: Double
         /// Threads that run transfers, each with its own multi handle.
         public var threads: Int
+        /// CA certificates trusted instead of libcurl's default (`--cacert`, `--capath` or their variables).
+        public var trust: TLSTrust
+        /// A PEM client certificate for mutual TLS (`--cert`).
+        public var clientCertificate: String?
+        /// Its PEM private key (`--key`); nil when the key is in the certificate's file.
+        public var clientKey: String?
+        /// `--proxy`: nil leaves libcurl to read `http_proxy`/`https_proxy`; "" turns every proxy off, as in curl.
+        public var proxy: String?
+        /// `--noproxy`: hosts reached directly, comma-separated (`*` for all); nil leaves `no_proxy` to libcurl.
+        public var noProxy: String?
 
         /// Creates options.
         public init(
             insecure: Bool = false, connectTimeoutMilliseconds: Int = 15_000,
             userAgent: String = "uploader-tui/" + UploaderVersion.current,
             maxCachedConnections: Int = 64, maxSendSpeed: Int = 0, stallTimeout: Double = 30,
-            threads: Int = CurlEngine.defaultThreads
+            threads: Int = CurlEngine.defaultThreads, trust: TLSTrust = TLSTrust(), clientCertificate: String? = nil,
+            clientKey: String? = nil, proxy: String? = nil, noProxy: String? = nil
         ) {
             self.threads = max(1, threads)
+            self.trust = trust
+            self.clientCertificate = clientCertificate
+            self.clientKey = clientKey
+            self.proxy = proxy
+            self.noProxy = noProxy
             self.maxSendSpeed = maxSendSpeed
             self.stallTimeout = stallTimeout
             self.insecure = insecure

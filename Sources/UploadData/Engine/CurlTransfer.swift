@@ -67,6 +67,7 @@ final class CurlTransfer: @unchecked Sendable {
             try set(CURLOPT_SSL_VERIFYPEER, 0)
             try set(CURLOPT_SSL_VERIFYHOST, 0)
         }
+        try setTrustAndProxy()
         if options.maxSendSpeed > 0 {
             try check(ccurl_easy_setopt_off(easy, CURLOPT_MAX_SEND_SPEED_LARGE, curl_off_t(options.maxSendSpeed)))
         }
@@ -103,6 +104,23 @@ final class CurlTransfer: @unchecked Sendable {
         }
         for line in lines { headerList = ccurl_slist_append(headerList, line) }
         try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+    }
+
+    /// CA certificates, client identity and proxy: one place, so every request of a run (uploads, presign, token
+    /// refresh, S3) meets the same trust.
+    private func setTrustAndProxy() throws(UploadError) {
+        if let caFile = options.trust.caFile { try set(CURLOPT_CAINFO, caFile.path) }
+        if let caPath = options.trust.caPath { try set(CURLOPT_CAPATH, caPath.path) }
+        if let certificate = options.clientCertificate {
+            try set(CURLOPT_SSLCERT, certificate)
+            try set(CURLOPT_SSLCERTTYPE, "PEM")
+        }
+        if let key = options.clientKey {
+            try set(CURLOPT_SSLKEY, key)
+            try set(CURLOPT_SSLKEYTYPE, "PEM")
+        }
+        if let proxy = options.proxy { try set(CURLOPT_PROXY, proxy) }
+        if let noProxy = options.noProxy { try set(CURLOPT_NOPROXY, noProxy) }
     }
 
     private func streamFile(_ file: FileBody) throws(UploadError) {
@@ -168,6 +186,26 @@ final class CurlTransfer: @unchecked Sendable {
             return UploadError(.timedOut, file: file, cause: "no upload progress for \(seconds) s")
         }
         switch code {
+        case CURLE_PEER_FAILED_VERIFICATION:
+            // A name mismatch is no matter of trust, so the CA hint would mislead.
+            let hint = detail.contains("name") ? "" : " (give its CA with --cacert)"
+            return UploadError(.tlsFailed, file: file, cause: "certificate of \(host) not trusted: \(detail)\(hint)")
+        case CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CRL_BADFILE:
+            return UploadError(.tlsFailed, file: file, cause: "cannot use the CA certificates: \(detail)")
+        case CURLE_SSL_CERTPROBLEM:
+            return UploadError(
+                .tlsFailed, file: file,
+                cause: "client certificate for \(host) unusable: \(detail) (check --cert, --key)")
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_CIPHER,
+            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED:
+            return UploadError(.tlsFailed, file: file, cause: "handshake with \(host) failed: \(detail)")
+        case CURLE_SEND_ERROR where Self.isCertificateAlert(detail),
+            CURLE_RECV_ERROR where Self.isCertificateAlert(detail):
+            // TLS 1.3 servers refuse a client certificate after the handshake, so libcurl meets the alert on
+            // its first read or write.
+            return UploadError(
+                .tlsFailed, file: file, cause: "\(host) refused the client certificate: \(detail) (check --cert, --key)"
+            )
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SEND_ERROR,
             CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             return UploadError(.connectionFailed, file: file, cause: detail)
@@ -181,6 +219,18 @@ final class CurlTransfer: @unchecked Sendable {
         default:
             return UploadError(.requestFailed, file: file, cause: detail)
         }
+    }
+
+    /// The request's host, for TLS messages (never its user info or query, which may hold secrets).
+    private var host: String {
+        URLComponents(string: request.url)?.host ?? "the server"
+    }
+
+    /// An OpenSSL alert about certificates in libcurl's words ("tlsv13 alert certificate required",
+    /// "sslv3 alert bad certificate", "tlsv1 alert unknown ca").
+    static func isCertificateAlert(_ detail: String) -> Bool {
+        let text = detail.lowercased()
+        return text.contains("alert") && (text.contains("certificate") || text.contains("unknown ca"))
     }
 
     /// The `fileChanged` error when a file's size or modification time differs from the scan's.

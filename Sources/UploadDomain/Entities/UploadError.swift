@@ -23,6 +23,9 @@ public struct UploadError: Error, Sendable, Equatable {
         case imageTooLarge
         /// The prepared copy of an image cannot be written: the temporary folder is full, read-only or missing.
         case preparedCopyUnwritable
+        /// TLS refused: a certificate not trusted, a client certificate missing or refused, a failed handshake.
+        /// Another attempt would meet the same certificates, so it is not retried.
+        case tlsFailed
     }
 
     public var code: Code
@@ -114,6 +117,7 @@ extension UploadError: CustomStringConvertible {
         case .imageUnreadable: return "cannot decode image" + (cause.map { ": \($0)" } ?? "")
         case .imageTooLarge: return "image too large" + (cause.map { ": \($0)" } ?? "")
         case .preparedCopyUnwritable: return "cannot write the prepared copy" + (cause.map { " \($0)" } ?? "")
+        case .tlsFailed: return "tls: " + (cause ?? "handshake failed")
         }
     }
 }

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import UploadData
+import UploadDomain
+import UploaderCLI
+
+/// The TLS and proxy options `upload` and `delete` share, named as curl names them.
+struct TLSOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Trust the CA certificates in this PEM file instead of the system's (default: $CURL_CA_BUNDLE, else "
+                + "$SSL_CERT_FILE, when neither --cacert nor --capath is given).",
+            valueName: "file"))
+    var cacert: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Trust the CA certificates in this folder (hashed names, as `openssl rehash` makes; default: "
+                + "$SSL_CERT_DIR unless $CURL_CA_BUNDLE is set).",
+            valueName: "dir"))
+    var capath: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Client certificate for mutual TLS (PEM; it may hold the key too).", valueName: "file"))
+    var cert: String?
+
+    @Option(help: ArgumentHelp("Private key of --cert (PEM, without a pass phrase).", valueName: "file"))
+    var key: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Send requests through this proxy (http://, https://, socks4://, socks5://, socks5h://; "
+                + "default: $https_proxy/$http_proxy; \"\" uses none). Its password is never printed.",
+            valueName: "url"))
+    var proxy: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Hosts to reach without the proxy, comma-separated ('*' for all; default: $no_proxy).",
+            valueName: "hosts"))
+    var noproxy: String?
+
+    static let proxySchemes: Set<String> = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
+
+    /// Checks every file and the proxy, then writes them into `options`.
+    /// - Throws: `UsageError` naming the file or option and the cause, before anything is sent.
+    func apply(to options: inout CurlEngine.Options, environment: [String: String]) throws {
+        let trust = TLSTrust.resolve(
+            caFile: cacert, caPath: capath, insecure: options.insecure, environment: environment)
+        if let caFile = trust.caFile, let problem = TLSFileCheck.problem(caFile: caFile) {
+            throw UsageError(description: problem)
+        }
+        if let caPath = trust.caPath, let problem = TLSFileCheck.problem(caPath: caPath) {
+            throw UsageError(description: problem)
+        }
+        if key != nil, cert == nil {
+            throw UsageError(description: "--key needs --cert (the certificate it signs for)")
+        }
+        if let cert, let problem = TLSFileCheck.problem(certificate: cert, key: key) {
+            throw UsageError(description: problem)
+        }
+        if let proxy { try Self.validate(proxy: proxy) }
+        if let noproxy, noproxy.contains(where: { $0.isNewline || $0 == "\0" }) {
+            throw UsageError(description: "--noproxy takes host names separated by commas")
+        }
+        options.trust = trust
+        options.clientCertificate = cert
+        options.clientKey = key
+        options.proxy = proxy
+        options.noProxy = noproxy
+    }
+
+    /// A proxy URL with a scheme libcurl speaks, a host and a port in range; "" (no proxy) passes.
+    static func validate(proxy: String) throws {
+        guard !proxy.isEmpty else { return }
+        let shown = Sanitizer.displayName(Redactor.url(proxy))
+        guard let schemeEnd = proxy.range(of: "://") else {
+            throw UsageError(description: "--proxy: invalid URL '\(shown)': expected a scheme, as in http://host:3128")
+        }
+        let scheme = proxy[..<schemeEnd.lowerBound].lowercased()
+        guard proxySchemes.contains(scheme) else {
+            throw UsageError(
+                description:
+                    "--proxy: invalid URL '\(shown)': expected \(proxySchemes.sorted().joined(separator: ", ")), "
+                    + "not \(scheme)")
+        }
+        // The host and port rules are those of any URL.
+        if let problem = URLCheck.problem("http" + proxy[schemeEnd.lowerBound...]) {
+            throw UsageError(description: "--proxy: invalid URL '\(shown)': \(problem)")
+        }
+    }
+}
