@@ -148,6 +148,9 @@ struct UploadCommand: ParsableCommand {
             """)
     var dryRun = false
 
+    @OptionGroup(title: "Selection (files found in folders)")
+    var selection: SelectionOptions
+
     @OptionGroup(title: "Dataset rules (checked before anything is sent)")
     var rules: RuleOptions
 

@@ -71,6 +71,7 @@ extension UploadCommand {
             return FormField(name: String(pair[..<eq]), value: String(pair[pair.index(after: eq)...]))
         }
         let batchRules = try rules.parsed()
+        let fileSelection = try selection.parsed()
         let imageOptions = try images.parsed()
         guard (1...64).contains(concurrency) else {
             throw UsageError(description: "--concurrency takes a number of requests from 1 to 64, not \(concurrency)")
@@ -177,7 +178,9 @@ extension UploadCommand {
         }
         let scan: FileScanner.Result
         do {
-            scan = try FileScanner(recursive: recursive, includeHidden: hidden, followSymlinks: followSymlinks).scan(paths)
+            scan = try FileScanner(
+                recursive: recursive, includeHidden: hidden, followSymlinks: followSymlinks, selection: fileSelection
+            ).scan(paths)
         } catch {
             journalOpening?.abandon()
             throw UsageError(description: error.description)

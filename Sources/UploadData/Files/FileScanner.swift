@@ -21,12 +21,18 @@ public struct FileScanner: Sendable {
     /// Follow symbolic links met in folders (`-L`); otherwise each is an item skipped with its reason, so a link to
     /// `~/.ssh/id_ed25519` in a photo folder is never sent (issue 15).
     public var followSymlinks: Bool
+    /// Which files found in folders are kept, and the batch's order.
+    public var selection: FileSelection
 
     /// Creates a scanner.
-    public init(recursive: Bool = false, includeHidden: Bool = false, followSymlinks: Bool = false) {
+    public init(
+        recursive: Bool = false, includeHidden: Bool = false, followSymlinks: Bool = false,
+        selection: FileSelection = FileSelection()
+    ) {
         self.recursive = recursive
         self.includeHidden = includeHidden
         self.followSymlinks = followSymlinks
+        self.selection = selection
     }
 
     /// Scans the arguments in order; items keep that order (folders sorted by name).
@@ -35,6 +41,7 @@ public struct FileScanner: Sendable {
         var found: [Found] = []
         var notes: [String] = []
         var links = Links()
+        var left = LeftOut()
         for argument in arguments {
             let absolute = Self.absolute(argument)
             var info = stat()
@@ -49,7 +56,11 @@ public struct FileScanner: Sendable {
             case S_IFDIR:
                 var visited: Set<FolderID> = []
                 links.roots.append(Self.resolved(absolute))
-                walk(absolute, relative: "", visited: &visited, into: &found, notes: &notes, links: &links)
+                var inFolder: [Found] = []
+                walk(
+                    absolute, relative: "", visited: &visited, into: &inFolder, notes: &notes, links: &links,
+                    left: &left)
+                found += select(inFolder, leftOut: &left)
             default:
                 throw ScanError(path: argument, reason: "not a regular file or folder")
             }
@@ -59,6 +70,8 @@ public struct FileScanner: Sendable {
         for entry in found where seen.insert(entry.path).inserted {
             items.append(entry.item(id: items.count))
         }
+        if selection.order != nil { items = UploadItem.renumbered(selection.ordered(items)) }
+        notes += left.notes
         let outside = links.followed.filter { target in
             !links.roots.contains { target == $0 || target.hasPrefix($0 == "/" ? "/" : $0 + "/") }
         }
@@ -88,6 +101,32 @@ public struct FileScanner: Sendable {
         }
     }
 
+    /// The entries of a folder argument that `--max-age`/`--min-age` keep (they apply to files that could be read).
+    private func select(_ found: [Found], leftOut: inout LeftOut) -> [Found] {
+        let now = Date().timeIntervalSince1970
+        return found.filter { entry in
+            if entry.failure == nil, entry.skipReason == nil, selection.filtersByAge, !selection.admits(modified: entry.modified, now: now) {
+                leftOut.byAge += 1
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Files the selection left out, counted for one note each.
+    private struct LeftOut {
+        var byName = 0
+        var byAge = 0
+        var folders = 0
+
+        var notes: [String] {
+            func files(_ n: Int) -> String { n == 1 ? "1 file" : "\(n) files" }
+            return (byName > 0 ? ["\(files(byName)) left out by --include/--exclude"] : [])
+                + (byAge > 0 ? ["\(files(byAge)) left out by --max-age/--min-age"] : [])
+                + (folders > 0 ? ["\(folders == 1 ? "1 folder" : "\(folders) folders") left out by --exclude"] : [])
+        }
+    }
+
     /// The folders given and the targets of the links followed in them, to say how many lead outside.
     private struct Links {
         var roots: [String] = []
@@ -102,7 +141,7 @@ public struct FileScanner: Sendable {
 
     private func walk(
         _ folder: String, relative: String, visited: inout Set<FolderID>, into found: inout [Found],
-        notes: inout [String], links: inout Links
+        notes: inout [String], links: inout Links, left: inout LeftOut
     ) {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         var info = stat()
@@ -139,6 +178,11 @@ public struct FileScanner: Sendable {
                 }
                 kind = info.st_mode & S_IFMT
             }
+            // Before the file is opened: --exclude 'node_modules/' or --include '*.jpg' should cost no reads.
+            if kind != S_IFDIR, !selection.admits(rel) {
+                left.byName += 1
+                continue
+            }
             if kind == S_IFLNK {
                 guard followSymlinks else {
                     found.append(Self.unfollowed(name, in: descriptor, path: path, relative: rel))
@@ -155,8 +199,11 @@ public struct FileScanner: Sendable {
             case S_IFREG:
                 found.append(Self.probe(name, in: descriptor, path: path, relative: rel))
             case S_IFDIR:
-                if recursive {
-                    walk(path, relative: rel, visited: &visited, into: &found, notes: &notes, links: &links)
+                if selection.prunes(folder: rel) {
+                    left.folders += 1
+                } else if recursive {
+                    walk(
+                        path, relative: rel, visited: &visited, into: &found, notes: &notes, links: &links, left: &left)
                 } else {
                     notes.append("\(Sanitizer.displayName(rel))/: folder not uploaded (use --recursive)")
                 }
