@@ -1,7 +1,7 @@
 # uploader-tui — build, test and demo on a fresh Debian machine.
 SHELL := /bin/bash
 # openssl and nginx: the TLS tests make certificates and serve them over TLS on 127.0.0.1.
-APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip \
+APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip man-db make \
 	openssl nginx
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
@@ -14,7 +14,7 @@ FUZZ_SECONDS ?= 600
 RELEASE := -c release --static-swift-stdlib
 PREFIX ?= $(HOME)/.local
 
-.PHONY: all deps build test demo release install bench fuzz clean
+.PHONY: all deps build test demo release install install-files bench fuzz clean
 
 # Installs those of the packages $(1) that are missing. The nginx package starts a system nginx on port 80 where
 # services run; a policy-rc.d that refuses (only while installing, and only if the machine has none) keeps it stopped.
@@ -44,6 +44,7 @@ build: deps
 ## Unit and integration tests: real libcurl against the reference server on 127.0.0.1.
 test: deps
 	swift build --build-tests
+	swift build --product generate-manual
 	@# CI shows only the tail of the log, so the failures are printed again at the end.
 	@set -o pipefail; UPLOADER_BIN="$(BIN)" swift test --skip-build 2>&1 | tee .build/test.log || { \
 		status=$$?; echo "==== failed tests ===="; grep -E '✘|error:|fatal' .build/test.log | tail -40; exit $$status; }
@@ -59,10 +60,30 @@ release: deps
 	swift build $(RELEASE) --product uploader-tui
 	swift build $(RELEASE) --product uploader-server
 
-## Installs the release uploader-tui and uploader-server into $(PREFIX)/bin (default ~/.local/bin).
+## Installs the release uploader-tui and uploader-server into $(PREFIX)/bin (default ~/.local/bin), their man pages
+## into $(PREFIX)/share/man/man1 and uploader-tui's bash, zsh and fish completions under $(PREFIX)/share.
 install: release
-	install -d "$(PREFIX)/bin"
-	install -m 755 "$$(swift build $(RELEASE) --show-bin-path)/uploader-tui" "$$(swift build $(RELEASE) --show-bin-path)/uploader-server" "$(PREFIX)/bin/"
+	$(MAKE) install-files INSTALL_FROM="$$(swift build $(RELEASE) --show-bin-path)"
+
+## What `install` copies, from the binaries in INSTALL_FROM (the tests install a debug build this way). The man pages
+## and completions are made from the binaries' own help: swift-argument-parser's generate-manual and
+## --generate-completion-script.
+INSTALL_FROM ?= $(BIN)
+install-files:
+	@# Built once (make test builds it too, since a test installs while swift test holds the build folder).
+	@[ -x "$(BIN)/generate-manual" ] || swift build --product generate-manual
+	install -d "$(PREFIX)/bin" "$(PREFIX)/share/man/man1" "$(PREFIX)/share/bash-completion/completions" \
+		"$(PREFIX)/share/zsh/site-functions" "$(PREFIX)/share/fish/vendor_completions.d"
+	install -m 755 "$(INSTALL_FROM)/uploader-tui" "$(INSTALL_FROM)/uploader-server" "$(PREFIX)/bin/"
+	for tool in uploader-tui uploader-server; do \
+		"$(BIN)/generate-manual" "$(INSTALL_FROM)/$$tool" --authors "uploader-tui developers" \
+			-o "$(PREFIX)/share/man/man1" || exit 1; \
+	done
+	@# The generator copies the help's blank lines, which mdoc warns about; they are paragraph breaks.
+	sed -i 's/^$$/.Pp/' "$(PREFIX)/share/man/man1/uploader-tui.1" "$(PREFIX)/share/man/man1/uploader-server.1"
+	"$(INSTALL_FROM)/uploader-tui" --generate-completion-script bash > "$(PREFIX)/share/bash-completion/completions/uploader-tui"
+	"$(INSTALL_FROM)/uploader-tui" --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_uploader-tui"
+	"$(INSTALL_FROM)/uploader-tui" --generate-completion-script fish > "$(PREFIX)/share/fish/vendor_completions.d/uploader-tui.fish"
 
 ## Release build against curl, rclone and its own screen on 127.0.0.1 (issue 6); writes bench/RESULTS.md.
 ## BENCH_RUNS=N sets the counted rounds per comparison (default 5).

@@ -48,7 +48,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .target(name: "UploaderCLI", dependencies: ["UploadDomain"]),
+        .target(
+            name: "UploaderCLI", dependencies: ["UploadDomain", .product(name: "Logging", package: "swift-log")]),
         .target(name: "UploaderTUI", dependencies: ["UploadDomain", "CNcurses"]),
         .executableTarget(
             name: "uploader-tui",

@@ -38,6 +38,8 @@ public actor HeadlessReporter {
     public static let flushInterval: Duration = .milliseconds(100)
 
     private let json: Bool
+    /// `--quiet`: of the human lines, only failures and the summary.
+    private let quiet: Bool
     private let output: Output
     private let clock: any UploadClock
     private var lastProgressLine: Duration?
@@ -45,15 +47,17 @@ public actor HeadlessReporter {
     private var lastFileProgress: [Int: (time: Duration, sent: Int64)] = [:]
     private var finished = 0
 
-    /// Creates a reporter; `json` adds NDJSON on stdout.
-    public init(json: Bool, output: Output = .process, clock: any UploadClock = SystemClock()) {
+    /// Creates a reporter; `json` adds NDJSON on stdout, `quiet` keeps only failures and the summary on stderr.
+    public init(json: Bool, quiet: Bool = false, output: Output = .process, clock: any UploadClock = SystemClock()) {
         self.json = json
+        self.quiet = quiet
         self.output = output
         self.clock = clock
     }
 
     /// Prints a line of the user's own (a scan note, the fallback notice).
     public func note(_ text: String) {
+        guard !quiet else { return }
         output.standardError("note: " + text)
         flush()
     }
@@ -80,26 +84,26 @@ public actor HeadlessReporter {
     /// Reports one phase change.
     public func handle(_ event: UploadEvent, total: Int) {
         if json { output.standardOutput(ndjson(event.kind.rawValue, event.file)) }
+        if event.kind == .done || event.kind == .cancelled || event.kind == .skipped || event.kind == .failed {
+            finished += 1
+        }
+        guard !quiet || event.kind == .failed else { return }
         let file = event.file
         let name = Sanitizer.displayName(file.name)
         switch event.kind {
         case .done:
-            finished += 1
             let location = file.result?.location.map { " " + Sanitizer.displayName($0) } ?? ""
             let mediaID = file.result?.mediaID.map { " mediaID=" + Sanitizer.displayName($0) } ?? ""
             let status = file.httpStatus.map { " HTTP \($0)" } ?? ""
             output.standardError(
                 "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)\(mediaID)")
         case .failed:
-            finished += 1
             // The cause may quote the server's words: escaped like a name before it reaches the terminal.
             let error = file.error.map { Sanitizer.displayName($0.forFile(file.name).description) } ?? "\(name): failed"
             output.standardError("[\(finished)/\(total)] failed    \(error)")
         case .cancelled:
-            finished += 1
             output.standardError("[\(finished)/\(total)] cancelled \(name)")
         case .skipped:
-            finished += 1
             let reason = Sanitizer.displayName(file.skipReason ?? "already uploaded")
             output.standardError("[\(finished)/\(total)] skipped   \(name) (\(reason))")
         case .retrying:
@@ -132,7 +136,7 @@ public actor HeadlessReporter {
             }
         }
         // The first line waits a second after uploads start, like rclone's: at once, one sample made the rate 0 B/s.
-        guard snapshot.progress.counts.active > 0 else { return }
+        guard !quiet, snapshot.progress.counts.active > 0 else { return }
         guard let last = lastProgressLine, now - last >= .seconds(1) else {
             if lastProgressLine == nil { lastProgressLine = now }
             return

@@ -129,6 +129,18 @@ struct UploadCommand: ParsableCommand {
     @Flag(help: "Write NDJSON events to stdout.")
     var json = false
 
+    @Flag(name: [.short, .long], help: "Print only failures and the summary (implies --no-tui).")
+    var quiet = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Append a log of the run (each file's phases, retries, failures; never a token) to this file.",
+            valueName: "path"))
+    var logFile: String?
+
+    @Option(help: ArgumentHelp("Least severe entries written to --log-file: debug, info, warning or error (default info).", valueName: "level"))
+    var logLevel = "info"
+
     @Flag(help: "Leave the screen when the batch ends instead of waiting for 'q'.")
     var exitWhenDone = false
 

@@ -25,11 +25,15 @@ struct UploadPlan {
     var notes: [String]
     var destinationKind: Destination
     var resultsPath: String?
+    /// `--log-file`, opened.
+    var log: RunLog?
     var source: String
     var destination: String
     var configuration: UploadSession.Configuration
     var engineOptions: CurlEngine.Options
     var headless: Bool
+    /// `--quiet`: only failures and the summary.
+    var quiet: Bool
     var json: Bool
     var exitWhenDone: Bool
     /// The journal being prepared while the files were scanned; nil with `--no-resume`.
@@ -198,17 +202,26 @@ extension UploadCommand {
             journalOpening?.abandon()
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
         }
-        let headless = noTUI || json || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
+        let headless = noTUI || json || quiet || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
+        var log: RunLog?
+        if let logFile, !dryRun {
+            do {
+                log = try RunLog.open(path: logFile, level: logLevel)
+            } catch {
+                journalOpening?.abandon()
+                throw UsageError(description: error.description)
+            }
+        }
         return UploadPlan(
             items: items, notes: scan.notes + warnings + duplicateNotes, destinationKind: destination,
-            resultsPath: results,
+            resultsPath: results, log: log,
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
                 tokenRefreshes: tokenSource == nil ? 0 : 2, grace: .milliseconds(Int64(grace * 1000)),
                 imageOptions: imageOptions),
             engineOptions: engineOptions,
-            headless: headless, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
+            headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,
             imageOptions: imageOptions, dryRun: dryRun, violations: violations.map(\.description))
     }

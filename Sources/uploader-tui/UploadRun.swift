@@ -65,8 +65,9 @@ struct UploadRun {
             items: items, planner: planner, transport: transport, configuration: plan.configuration, journal: journal,
             preparer: preparer)
         let screen = Mutex<Task<TUIOutcome, any Error>?>(nil)
-        let reporter = HeadlessReporter(json: plan.json)
+        let reporter = HeadlessReporter(json: plan.json, quiet: plan.quiet)
         let headless = plan.headless
+        plan.log?.started(source: plan.source, destination: plan.destination, files: items.count)
         let closeScreen: @Sendable () -> Void = { screen.withLock { $0?.cancel() } }
         // The first signal stops gracefully (issue 15): nothing new starts, the transfers in flight get the grace
         // period, so what reached the server is recorded done instead of being sent again by the next run.
@@ -95,6 +96,18 @@ struct UploadRun {
         if plan.headless {
             await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)
         } else {
+            // The screen reads snapshots; only the log wants the events. Should the screen fail, they go on to the
+            // headless reporter through the same loop: a stream has one reader.
+            let fallback = FallbackReporter()
+            let total = items.count
+            let logged = plan.log.map { log in
+                Task {
+                    for await event in session.events {
+                        log.handle(event)
+                        await fallback.reporter.withLock { $0 }?.handle(event, total: total)
+                    }
+                }
+            }
             await session.start(skipping: done)
             let (notices, noticeSink) = AsyncStream.makeStream(of: String.self)
             Task { [plan] in
@@ -117,10 +130,17 @@ struct UploadRun {
                 whenIdle(snapshot.progress.counts)
                 let status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
                 await HeadlessReporter(json: false).summary(snapshot, exitCode: status.rawValue)
+                await session.finishEvents()
+                await logged?.value
+                plan.log?.finished(snapshot, exitCode: status.rawValue)
             } catch {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
-                await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)
+                fallback.reporter.withLock { $0 = reporter }
+                await runHeadless(
+                    session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
+                    readsEvents: logged == nil)
+                await logged?.value
             }
         }
         let snapshot = await session.snapshot()
@@ -168,9 +188,10 @@ struct UploadRun {
 
     /// Runs the batch of `total` files with the headless reporter; `whenIdle` gets the final counts as soon as
     /// nothing is left.
+    /// `readsEvents` false: another loop already reads the session's events and hands them to `reporter`.
     private func runHeadless(
         _ session: UploadSession, reporter: HeadlessReporter, total: Int, skipping done: Set<Int>,
-        whenIdle: (PhaseCounts) -> Void
+        whenIdle: (PhaseCounts) -> Void, readsEvents: Bool = true
     ) async {
         for note in plan.notes { await reporter.note(note) }
         let locations = Task { [plan] in
@@ -178,9 +199,12 @@ struct UploadRun {
         }
         // The reporter runs where the session's requests do (the curl threads), so an event costs no thread switch.
         let executor = session.taskExecutor
+        let log = plan.log
         let events = Task(executorPreference: executor) {
+            guard readsEvents else { return }
             var handled = 0
             for await event in session.events {
+                log?.handle(event)
                 await reporter.handle(event, total: total)
                 // Now and then the first request's job, queued behind this one, gets its turn: a backlog of
                 // 10,000 `queued` events must not hold it back. Not after every event: each yield is one more
@@ -205,6 +229,7 @@ struct UploadRun {
         let snapshot = await session.snapshot()
         let status = ExitStatus(counts: snapshot.progress.counts, interrupted: false)
         await reporter.summary(snapshot, exitCode: status.rawValue)
+        plan.log?.finished(snapshot, exitCode: status.rawValue)
     }
 }
 
@@ -258,4 +283,9 @@ final class InterruptWatcher: @unchecked Sendable {
     func stop() {
         for source in sources { source.cancel() }
     }
+}
+
+/// The headless reporter the log's event loop also feeds once the screen has failed.
+private final class FallbackReporter: Sendable {
+    let reporter = Mutex<HeadlessReporter?>(nil)
 }

@@ -31,6 +31,7 @@ struct ScreenEndToEndTests {
         let command = [
             ChildProcess.uploaderBinary, folder.path, "--to", server.url("/datasets/tmux/images"),
             "--limit-rate", "512K", "--concurrency", "2", "--retries", "10", "--journal", folder.path + ".journal",
+            "--log-file", folder.path + ".log",
         ].map { "'\($0)'" }.joined(separator: " ")
         let tmux = try await TmuxDriver.start(command: "\(command); echo $? > '\(exitFile)'; sleep 60")
         do {
@@ -39,6 +40,12 @@ struct ScreenEndToEndTests {
             await tmux.stop()
             throw error
         }
+        // With a screen, the log still gets every file's story (--log-file, issue 17).
+        let log = try String(contentsOfFile: folder.path + ".log", encoding: .utf8)
+        let entries = log.split(separator: "\n")
+        #expect(entries.contains { $0.contains(" warning ") && $0.contains("file=a-big.jpg") && $0.hasSuffix(" cancelled") })
+        #expect(entries.contains { $0.contains(" info ") && $0.contains("file=pet-0.png") && $0.contains(" done, ") })
+        #expect(log.split(separator: "\n").last?.contains("notice") == true && log.contains("run ended"), "\(log)")
         await tmux.stop()
         await server.stop()
     }
