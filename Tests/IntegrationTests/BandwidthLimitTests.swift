@@ -41,7 +41,8 @@ struct BandwidthLimitTests {
         let lines = try events(outcome.standardOutput)
         let (rate, seconds) = try achievedRate(lines, bytes: 24 * Self.mib)
         let ratio = rate / Double(2 * Self.mib)
-        print("bwlimit multipart: \(String(format: "%.3f", ratio)) of the cap over \(String(format: "%.1f", seconds)) s")
+        let figures = String(format: "%.3f of the cap over %.1f s", ratio, seconds)
+        print("bwlimit multipart: \(figures)")
         #expect(seconds >= 10)
         // Without a total cap, four transfers at once would go at loopback speed (or 4x a per-transfer cap).
         #expect(ratio >= 0.9 && ratio <= 1.1, "achieved \(ratio) of the cap over \(seconds) s")
@@ -65,7 +66,7 @@ struct BandwidthLimitTests {
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let (rate, seconds) = try achievedRate(try events(outcome.standardOutput), bytes: 12 * Self.mib)
         let ratio = rate / Double(4 * Self.mib)
-        print("bwlimit put: \(String(format: "%.3f", ratio)) of the cap over \(String(format: "%.1f", seconds)) s")
+        print("bwlimit put: \(String(format: "%.3f of the cap over %.1f s", ratio, seconds))")
         #expect(ratio >= 0.9 && ratio <= 1.1, "achieved \(ratio) of the cap over \(seconds) s")
         for (name, bytes) in originals {
             #expect(try Data(contentsOf: URL(fileURLWithPath: server.stored("files/bw/" + name))) == bytes, "\(name)")

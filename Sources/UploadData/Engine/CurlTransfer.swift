@@ -30,7 +30,9 @@ final class CurlTransfer: @unchecked Sendable {
     private var paused = false
     private var stalled = false
 
-    init(request: TransferRequest, probe: TransferProbe, options: CurlEngine.Options, limiter: BandwidthLimiter? = nil) {
+    init(
+        request: TransferRequest, probe: TransferProbe, options: CurlEngine.Options, limiter: BandwidthLimiter? = nil
+    ) {
         self.request = request
         self.probe = probe
         self.options = options
