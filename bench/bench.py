@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import bwlimit  # comparison 7, in bench/bwlimit.py beside this script
 import images  # comparison 6, in bench/images.py beside this script
 
 BENCH = Path(__file__).resolve().parent
@@ -460,10 +461,14 @@ class Bench:
             text = shlex.join(argv).replace(str(REPO) + "/", "")
             self.commands[key] = text.replace(f"127.0.0.1:{self.nginx.port}", "127.0.0.1:$PORT")
 
-    def prepare(self) -> None:
-        make_files(self.small_dir, SMALL_COUNT, SMALL_SIZE, "f", 3)
-        make_big_file(self.big_file)
-        make_files(self.tiny_dir, TINY_COUNT, TINY_SIZE, "s", 5)
+    def prepare(self, selected: set[str]) -> None:
+        """Makes the data of the selected comparisons (the 2 GiB file only when `big` runs) and starts nginx."""
+        if selected & {"post", "put", "tui"}:
+            make_files(self.small_dir, SMALL_COUNT, SMALL_SIZE, "f", 3)
+        if "big" in selected:
+            make_big_file(self.big_file)
+        if "queue" in selected:
+            make_files(self.tiny_dir, TINY_COUNT, TINY_SIZE, "s", 5)
         self.nginx.start()
         log(f"nginx on {self.nginx.url} (sink /sink/, WebDAV /dav/)")
 
@@ -809,6 +814,9 @@ def report(bench: Bench, started: datetime.datetime, elapsed: float, load: float
     photo_rows, photo_goals = images.rows(r, sys.modules[__name__])
     rows += photo_rows
     goals += photo_goals
+    cap_rows, cap_goals = bwlimit.rows(r, sys.modules[__name__])
+    rows += cap_rows
+    goals += cap_goals
     if "queue" in r:
         runs = r["queue"]["uploader-tui"]
         first = [run.extra["first_request"] for run in runs]
@@ -888,6 +896,8 @@ def report(bench: Bench, started: datetime.datetime, elapsed: float, load: float
         "  so the launch time is the client's own).",
         "- uploader-tui runs with its journal on (a fresh `--journal` file per run, so nothing is",
         "  skipped).",
+        "- Comparison 7: the achieved rate is the PUT bodies' bytes over the span nginx saw, from the",
+        "  first body's first byte (`$msec - $request_time`) to the last body's end; ÷ the cap (MiB/s).",
         "",
         "## Commands",
         "",
@@ -913,8 +923,8 @@ def main() -> int:
                         help="folder with release uploader-tui and uploader-server (swift build -c release --show-bin-path)")
     parser.add_argument("--runs", type=int, default=5, help="counted rounds per comparison (default 5)")
     parser.add_argument("--big-runs", type=int, help="counted rounds for the 2 GiB file (default: --runs)")
-    parser.add_argument("--only", default="post,put,big,tui,queue,photos,shaped",
-                        help="comma-separated subset of post,put,big,tui,queue,photos,shaped (default: all)")
+    parser.add_argument("--only", default="post,put,big,tui,queue,photos,shaped,bwlimit",
+                        help="comma-separated subset of post,put,big,tui,queue,photos,shaped,bwlimit (default: all)")
     parser.add_argument("--queue-route", choices=("post", "put"), default="post",
                         help="comparison 5's route on the reference server: post (multipart POST "
                              "/datasets/bench/images, the default) or put (PUT /files/bench/, no modeling step)")
@@ -950,11 +960,12 @@ def main() -> int:
     bench = Bench(binaries, args.runs, args.big_runs or args.runs, args.queue_route)
     selected = set(args.only.split(","))
     try:
-        bench.prepare()
+        bench.prepare(selected)
         steps = [("post", bench.small_post), ("put", bench.small_put), ("big", bench.big_put),
                  ("tui", bench.tui_overhead), ("queue", bench.queue_10k),
                  ("photos", lambda: images.run(bench, sys.modules[__name__])),
-                 ("shaped", lambda: images.run_shaped(bench, sys.modules[__name__]))]
+                 ("shaped", lambda: images.run_shaped(bench, sys.modules[__name__])),
+                 ("bwlimit", lambda: bwlimit.run(bench, sys.modules[__name__]))]
         for key, step in steps:
             if key in selected:
                 step()

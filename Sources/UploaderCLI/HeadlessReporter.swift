@@ -176,6 +176,7 @@ public actor HeadlessReporter {
         line.add("bytes_saved", p.bytesSaved)
         line.add("seconds", seconds)
         line.add("bytes_per_second", rate)
+        if let limit = snapshot.bandwidthLimit { line.add("bwlimit", limit) }
         line.add("exit_code", Int(exitCode))
         line.add("peak_rss_bytes", Self.peakResidentBytes())
         let mediaIDs = snapshot.files.map { $0.result?.mediaID }

@@ -110,6 +110,12 @@ struct UploadCommand: ParsableCommand {
             "Cap each transfer's upload speed, bytes/s with K/M/G suffixes (1024-based).", valueName: "rate"))
     var limitRate: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Cap the upload speed of all transfers together, bytes/s with K/M/G suffixes (1024-based); [ and ] "
+                + "change it on the screen.", valueName: "rate"))
+    var bwlimit: String?
+
     @Flag(name: [.short, .long], help: "Descend into subfolders.")
     var recursive = false
 

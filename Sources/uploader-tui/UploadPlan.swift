@@ -101,6 +101,17 @@ extension UploadCommand {
             }
             speed = Int(parsed)
         }
+        var bandwidthLimit: Int64?
+        if let bwlimit {
+            let shown = Sanitizer.displayName(bwlimit)
+            guard let parsed = ByteSize.parse(bwlimit) else {
+                throw UsageError(description: "--bwlimit takes a rate in bytes/s such as 500K or 2M, not '\(shown)'")
+            }
+            guard parsed > 0 else {
+                throw UsageError(description: "--bwlimit must be above 0 (leave it out for no cap), not '\(shown)'")
+            }
+            bandwidthLimit = parsed
+        }
         let bearer = token ?? ProcessInfo.processInfo.environment["UPLOADER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         if let bearer, bearer.contains(where: { $0.isNewline }) {
             throw UsageError(description: "the token holds a line break")
@@ -219,7 +230,7 @@ extension UploadCommand {
             configuration: UploadSession.Configuration(
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
                 tokenRefreshes: tokenSource == nil ? 0 : 2, grace: .milliseconds(Int64(grace * 1000)),
-                imageOptions: imageOptions),
+                imageOptions: imageOptions, bandwidthLimit: bandwidthLimit),
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,

@@ -13,6 +13,7 @@ final class InMemoryTransport: UploadTransport {
     let started: AsyncStream<Pending>
     private let sink: AsyncStream<Pending>.Continuation
     let pausedCalls = Mutex<[Bool]>([])
+    let bandwidthCalls = Mutex<[Int64?]>([])
     let taskExecutor: (any TaskExecutor)?
 
     init(taskExecutor: (any TaskExecutor)? = nil) {
@@ -37,6 +38,10 @@ final class InMemoryTransport: UploadTransport {
 
     func setPaused(_ paused: Bool, probe: TransferProbe) {
         pausedCalls.withLock { $0.append(paused) }
+    }
+
+    func setBandwidthLimit(_ bytesPerSecond: Int64?) {
+        bandwidthCalls.withLock { $0.append(bytesPerSecond) }
     }
 }
 

@@ -153,6 +153,38 @@ struct UploadSessionTests {
         await session.waitUntilIdle()
     }
 
+    @Test("the bandwidth cap goes to the transport at the start and when changed, and shows in the snapshot")
+    func bandwidthLimit() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(
+            items: items([10]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(bandwidthLimit: 2 << 20))
+        var started = transport.started.makeAsyncIterator()
+        #expect(transport.bandwidthCalls.withLock { $0 } == [])
+        await session.start()
+        let request = try #require(await started.next())
+        #expect(await session.snapshot().bandwidthLimit == 2 << 20)
+        await session.handle(.setBandwidthLimit(1 << 20))
+        #expect(await session.snapshot().bandwidthLimit == 1 << 20)
+        await session.handle(.setBandwidthLimit(nil))
+        #expect(await session.snapshot().bandwidthLimit == nil)
+        #expect(transport.bandwidthCalls.withLock { $0 } == [2 << 20, 1 << 20, nil])
+        request.reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+    }
+
+    @Test("without a cap the transport is not told of one")
+    func noBandwidthLimit() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(items: items([10]), planner: EchoPlanner(), transport: transport)
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        try #require(await started.next()).reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().bandwidthLimit == nil)
+        #expect(transport.bandwidthCalls.withLock { $0 } == [])
+    }
+
     @Test("a batch request spreads its progress over its files in order")
     func batchProgress() async throws {
         let transport = InMemoryTransport()

@@ -27,7 +27,7 @@ enum Fixtures {
 
     static func snapshot(
         _ files: [FileSnapshot], rate: Double = 0, eta: Duration? = nil, concurrency: Int = 4,
-        elapsed: Duration = .seconds(42)
+        elapsed: Duration = .seconds(42), bandwidthLimit: Int64? = nil
     ) -> UploadSnapshot {
         let counts = PhaseCounts(files.map(\.phase))
         var sent: Int64 = 0
@@ -39,7 +39,7 @@ enum Fixtures {
         let progress = BatchProgress(counts: counts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta)
         return UploadSnapshot(
             files: files, progress: progress, toast: Toast(progress: progress), concurrency: concurrency,
-            isIdle: counts.pending == 0, elapsed: elapsed)
+            isIdle: counts.pending == 0, elapsed: elapsed, bandwidthLimit: bandwidthLimit)
     }
 
     /// Eight images of seed 001, nothing sent yet.

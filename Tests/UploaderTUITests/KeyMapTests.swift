@@ -119,6 +119,33 @@ struct KeyMapTests {
         #expect(script.commands.isEmpty)
     }
 
+    @Test("[ and ] step the total speed cap down and up the ladder; past the top, ] removes it")
+    func bandwidthCap() {
+        let mib: Int64 = 1 << 20
+        let capped = { (limit: Int64?) in
+            Fixtures.snapshot(Fixtures.uploading.files, rate: 2_202_009, bandwidthLimit: limit)
+        }
+        var script = Script()
+        script.play(keys("["), capped(2 * mib))
+        script.play(keys("]"), capped(2 * mib))
+        script.play(keys("]"), capped(100 * mib))
+        #expect(script.commands == [.setBandwidthLimit(mib), .setBandwidthLimit(5 * mib), .setBandwidthLimit(nil)])
+    }
+
+    @Test("[ without a cap starts one below the measured rate; ] without a cap does nothing")
+    func bandwidthCapFromNone() {
+        var script = Script()
+        // Fixtures.uploading moves 2.1 MiB/s: the first rung below is 2 MiB/s.
+        script.play(keys("]"), Fixtures.uploading)
+        #expect(script.commands.isEmpty)
+        script.play(keys("["), Fixtures.uploading)
+        #expect(script.commands == [.setBandwidthLimit(2 << 20)])
+        // At the lowest rung [ sends nothing more.
+        script = Script()
+        script.play(keys("["), Fixtures.snapshot(Fixtures.uploading.files, bandwidthLimit: 256 << 10))
+        #expect(script.commands.isEmpty)
+    }
+
     @Test("Enter opens details, Esc closes them, ? toggles help")
     func panes() {
         var script = Script()

@@ -171,6 +171,21 @@ struct ScreenRendererTests {
         #expect(cancel.text.contains("Cancel all 6 pending files? (y/n)"))
     }
 
+    @Test("the header shows the total speed cap beside the concurrency, and the help names [ and ]")
+    func bandwidthCap() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        let capped = Fixtures.snapshot(
+            Fixtures.uploading.files, rate: 2_202_009, eta: .seconds(9), bandwidthLimit: 2 << 20)
+        let frame = Fixtures.render(capped, size: size)
+        expectSnapshot(frame, named: "limited-\(size)")
+        #expect(frame.line(1).contains("limit 2.0 MiB/s  concurrency 4"))
+        #expect(!Fixtures.render(Fixtures.uploading, size: size).line(1).contains("limit"))
+        let help = Fixtures.render(capped, size: size, state: UIState(size: size, pane: .help))
+        #expect(help.text.contains("total speed cap down / up (now 2.0 MiB/s)"))
+        let uncapped = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, pane: .help))
+        #expect(uncapped.text.contains("total speed cap down / up (now none)"))
+    }
+
     @Test("a paused row says paused")
     func pausedRow() {
         let size = TerminalSize(cols: 100, rows: 30)

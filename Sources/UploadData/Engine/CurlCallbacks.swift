@@ -28,11 +28,13 @@ enum CurlCallbacks {
         return size * count
     }
 
-    /// Reads a `FileBody` (PUT bodies and multipart file parts alike).
+    /// Reads a `FileBody` (PUT bodies and multipart file parts alike); pauses the transfer when the bandwidth cap
+    /// says wait (the loop unpauses it when tokens come).
     static let read: curl_read_callback = { buffer, size, count, userdata in
         guard let buffer, let userdata else { return ccurl_readfunc_abort() }
         let file = Unmanaged<FileBody>.fromOpaque(userdata).takeUnretainedValue()
         let read = file.read(into: buffer, capacity: size * count)
+        if read == FileBody.paused { return Int(CURL_READFUNC_PAUSE) }
         return read < 0 ? ccurl_readfunc_abort() : read
     }
 

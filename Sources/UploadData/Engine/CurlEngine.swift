@@ -86,6 +86,8 @@ public final class CurlEngine: UploadTransport {
     public static let defaultThreads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     private let options: Options
+    /// `--bwlimit`: the cap over all transfers of all threads.
+    private let limiter = BandwidthLimiter()
     private let loops: [CurlLoop]
     private let executor: CurlExecutor
     private let stopped = Atomic<Bool>(false)
@@ -96,7 +98,9 @@ public final class CurlEngine: UploadTransport {
     /// the thread that is loading it (see `libraryProblem`).
     public init(options: Options = Options()) {
         self.options = options
-        loops = (0..<options.threads).map { _ in CurlLoop(maxCachedConnections: options.maxCachedConnections) }
+        loops = (0..<options.threads).map { [limiter] _ in
+            CurlLoop(maxCachedConnections: options.maxCachedConnections, limiter: limiter)
+        }
         executor = CurlExecutor(loops: loops)
         for (index, loop) in loops.enumerated() {
             let thread = Thread { [loop, executor] in
@@ -136,7 +140,7 @@ public final class CurlEngine: UploadTransport {
 
     public func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
         if stopped.load(ordering: .relaxed) { throw UploadError(.cancelled) }
-        let transfer = CurlTransfer(request: request, probe: probe, options: options)
+        let transfer = CurlTransfer(request: request, probe: probe, options: options, limiter: limiter)
         let loop = executor.leastBusy()
         loop.load.add(1, ordering: .relaxed)
         return try await withTaskCancellationHandler {
@@ -153,6 +157,13 @@ public final class CurlEngine: UploadTransport {
     /// Each loop ignores a probe it does not hold.
     public func setPaused(_ paused: Bool, probe: TransferProbe) {
         for loop in loops { loop.post(.pause(ObjectIdentifier(probe), paused)) }
+    }
+
+    /// Caps the upload rate of all transfers together (file bodies; not the small requests made of bytes, such as
+    /// presign or S3 completion requests); nil removes the cap. Transfers in flight follow at once.
+    public func setBandwidthLimit(_ bytesPerSecond: Int64?) {
+        limiter.setRate(bytesPerSecond)
+        for loop in loops { loop.post(.bandwidthChanged) }
     }
 
     /// The curl threads, as an executor: a task resumes where its transfer ended, with no other thread woken

@@ -14,6 +14,8 @@ final class CurlLoop: @unchecked Sendable {
         case add(CurlTransfer)
         case cancel(CurlTransfer)
         case pause(ObjectIdentifier, Bool)
+        /// The bandwidth cap changed: transfers waiting for it may go on sooner.
+        case bandwidthChanged
         case shutdown
     }
 
@@ -29,6 +31,8 @@ final class CurlLoop: @unchecked Sendable {
 
     private var multi: UnsafeMutableRawPointer!
     private let maxCachedConnections: Int
+    /// The engine's `--bwlimit`, shared with the other loops.
+    private let limiter: BandwidthLimiter
     private let inbox = Mutex(Inbox())
     /// Signalled once `run()` has cleaned up and returned.
     let finished = DispatchSemaphore(value: 0)
@@ -38,8 +42,9 @@ final class CurlLoop: @unchecked Sendable {
     /// The thread running `run()`, once it runs.
     private let thread = Atomic<UInt>(0)
 
-    init(maxCachedConnections: Int) {
+    init(maxCachedConnections: Int, limiter: BandwidthLimiter) {
         self.maxCachedConnections = maxCachedConnections
+        self.limiter = limiter
     }
 
     /// Queues a command for the curl thread and wakes it; callable from any thread. After shutdown a request is
@@ -83,6 +88,7 @@ final class CurlLoop: @unchecked Sendable {
                 }
                 handle(command)
             }
+            resumeLongestWaiting()
             ccurl_multi_perform(multi, &stillRunning)
             var left: Int32 = 0
             while let message = ccurl_multi_info_read(multi, &left) {
@@ -117,9 +123,30 @@ final class CurlLoop: @unchecked Sendable {
                 return inbox.polling
             }
             guard idle else { continue }
-            ccurl_multi_poll(multi, nil, 0, 1000, nil)
+            ccurl_multi_poll(multi, nil, 0, pollTimeout(), nil)
             inbox.withLock { $0.polling = false }
         }
+    }
+
+    /// Unpauses the transfer that has waited longest for the bandwidth cap, once the bucket has tokens: one a
+    /// round, so they take turns instead of all waking to find one chunk's worth.
+    private func resumeLongestWaiting() {
+        var longest: CurlTransfer?
+        for transfer in active.values {
+            guard let since = transfer.throttle?.waitingSince, !transfer.isPaused else { continue }
+            if let best = longest?.throttle?.waitingSince, best <= since { continue }
+            longest = transfer
+        }
+        guard let longest, limiter.delay() == 0 else { return }
+        longest.resumeFromThrottle()
+    }
+
+    /// Milliseconds `curl_multi_poll` may sleep: until the bucket has tokens while a transfer waits for them
+    /// (a socket event or a wakeup ends it sooner), else a second.
+    private func pollTimeout() -> Int32 {
+        let waiting = active.values.contains { $0.throttle?.isWaiting == true && !$0.isPaused }
+        guard waiting else { return 1000 }
+        return Int32(min(1000, (limiter.delay() + 999_999) / 1_000_000))
     }
 
     /// Jobs first in a round: they are tasks resumed by the last one, and they post the next requests. Jobs those
@@ -202,7 +229,7 @@ final class CurlLoop: @unchecked Sendable {
             guard let transfer = active[probe], let easy = transfer.easy else { return }
             transfer.setPaused(paused)
             ccurl_easy_pause(easy, paused ? CURLPAUSE_RECV | CURLPAUSE_SEND : 0)
-        case .shutdown:
+        case .bandwidthChanged, .shutdown:
             break
         }
     }

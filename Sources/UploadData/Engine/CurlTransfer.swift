@@ -13,6 +13,8 @@ final class CurlTransfer: @unchecked Sendable {
     let request: TransferRequest
     let probe: TransferProbe
     let options: CurlEngine.Options
+    /// The transfer's share of the engine's `--bwlimit`; nil for a request made outside an engine.
+    let throttle: TransferThrottle?
     let cancelRequested = Atomic<Bool>(false)
     var continuation: CheckedContinuation<TransferResponse, any Error>?
 
@@ -28,10 +30,13 @@ final class CurlTransfer: @unchecked Sendable {
     private var paused = false
     private var stalled = false
 
-    init(request: TransferRequest, probe: TransferProbe, options: CurlEngine.Options) {
+    init(
+        request: TransferRequest, probe: TransferProbe, options: CurlEngine.Options, limiter: BandwidthLimiter? = nil
+    ) {
         self.request = request
         self.probe = probe
         self.options = options
+        throttle = limiter.map(TransferThrottle.init)
         stallWatch = StallWatch(limit: UInt64(max(0, options.stallTimeout) * 1e9))
         errorBuffer.initialize(to: 0)
     }
@@ -124,6 +129,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func streamFile(_ file: FileBody) throws(UploadError) {
+        file.throttle = throttle
         fileBodies = [file]
         let data = Unmanaged.passUnretained(file).toOpaque()
         try set(CURLOPT_UPLOAD, 1)
@@ -153,6 +159,7 @@ final class CurlTransfer: @unchecked Sendable {
             // Streamed from disk by our callbacks (pread, hashed on the way); libcurl escapes quotes and CR/LF
             // in the name.
             let file = FileBody(item)
+            file.throttle = throttle
             fileBodies.append(file)
             try check(
                 ccurl_mime_data_cb(
@@ -276,15 +283,32 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    /// True (abort) once the upload has sent nothing for the stall timeout.
+    /// True (abort) once the upload has sent nothing for the stall timeout. Waiting for the bandwidth cap is not
+    /// a stall: with many transfers sharing a low cap, each may wait seconds for its turn.
     func checkStall(sent: Int64, total: Int64) -> Bool {
-        stalled = stallWatch.isStalled(sent: sent, total: total, paused: paused, now: StallWatch.now())
+        let held = paused || throttle?.isWaiting == true
+        stalled = stallWatch.isStalled(sent: sent, total: total, paused: held, now: StallWatch.now())
         return stalled
     }
 
+    /// Paused by the user (`p`).
+    var isPaused: Bool { paused }
+
     func setPaused(_ paused: Bool) {
         self.paused = paused
-        if !paused { stallWatch.restart(at: StallWatch.now()) }
+        if !paused {
+            // Unpausing lets it read again; a read that finds no tokens pauses it anew.
+            throttle?.resumed()
+            stallWatch.restart(at: StallWatch.now())
+        }
+    }
+
+    /// Unpauses a transfer that waited for the bandwidth cap.
+    func resumeFromThrottle() {
+        guard let easy, let throttle, throttle.isWaiting else { return }
+        throttle.resumed()
+        stallWatch.restart(at: StallWatch.now())
+        ccurl_easy_pause(easy, 0)  // CURLPAUSE_CONT, a macro Swift does not import
     }
 
     // MARK: - Options

@@ -21,6 +21,11 @@ final class FileBody {
     private var hashState: OpaquePointer?
     /// Why a read failed, for the error libcurl's abort turns into.
     private(set) var failure: String?
+    /// The `--bwlimit` share of the transfer the body belongs to.
+    var throttle: TransferThrottle?
+
+    /// What `read(into:capacity:)` answers when the bandwidth cap says wait: the transfer is to pause.
+    static let paused = -2
 
     /// A body of `length` bytes of `item` from `start`; the whole file by default.
     init(_ item: UploadItem, start: Int64 = 0, length: Int64? = nil) {
@@ -38,11 +43,13 @@ final class FileBody {
         if let hashState { XXH3_freeState(hashState) }
     }
 
-    /// Fills `buffer` with the next bytes; 0 at the end, -1 when the file cannot be read (see `failure`).
+    /// Fills `buffer` with the next bytes; 0 at the end, -1 when the file cannot be read (see `failure`),
+    /// `FileBody.paused` when the bandwidth cap has no tokens left.
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         // The end is checked first: libcurl asks once more after the last byte, and the file is closed by then.
         let wanted = Int(min(Int64(capacity), length - bytesRead))
         guard wanted > 0 else { return 0 }
+        if let throttle, throttle.allow(wanted) == 0 { return Self.paused }
         if descriptor < 0 {
             descriptor = open(item.path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return fail() }

@@ -25,5 +25,9 @@ public struct AuthorizingTransport: UploadTransport {
         inner.setPaused(paused, probe: probe)
     }
 
+    public func setBandwidthLimit(_ bytesPerSecond: Int64?) {
+        inner.setBandwidthLimit(bytesPerSecond)
+    }
+
     public var taskExecutor: (any TaskExecutor)? { inner.taskExecutor }
 }

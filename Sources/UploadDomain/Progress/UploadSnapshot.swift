@@ -5,6 +5,8 @@ public struct UploadSnapshot: Sendable {
     public var toast: Toast
     /// Requests allowed in flight.
     public var concurrency: Int
+    /// The cap on the upload rate of all transfers together, bytes per second; nil for none.
+    public var bandwidthLimit: Int64?
     /// Nothing queued, running or waiting to retry.
     public var isIdle: Bool
     /// Time since the session started; once it is idle, the time it took (to its last file's end).
@@ -15,8 +17,9 @@ public struct UploadSnapshot: Sendable {
     /// Creates a snapshot.
     public init(
         files: [FileSnapshot], progress: BatchProgress, toast: Toast, concurrency: Int, isIdle: Bool, elapsed: Duration,
-        stopping: StopState? = nil
+        stopping: StopState? = nil, bandwidthLimit: Int64? = nil
     ) {
+        self.bandwidthLimit = bandwidthLimit
         self.files = files
         self.progress = progress
         self.toast = toast

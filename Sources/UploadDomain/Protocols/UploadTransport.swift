@@ -9,6 +9,9 @@ public protocol UploadTransport: Sendable {
     /// Pauses or resumes the transfer that reports to `probe`.
     func setPaused(_ paused: Bool, probe: TransferProbe)
 
+    /// Caps the upload rate of all transfers together, those in flight included; nil removes the cap.
+    func setBandwidthLimit(_ bytesPerSecond: Int64?)
+
     /// Where the session's request tasks should run: the transport's own thread, so a finished transfer
     /// resumes its task without waking another; nil for the global executor.
     var taskExecutor: (any TaskExecutor)? { get }
@@ -16,6 +19,9 @@ public protocol UploadTransport: Sendable {
 
 extension UploadTransport {
     public var taskExecutor: (any TaskExecutor)? { nil }
+
+    /// A transport without a cap of its own ignores it.
+    public func setBandwidthLimit(_ bytesPerSecond: Int64?) {}
 }
 
 /// Turns files into requests for one destination protocol, and a response into per-file results.

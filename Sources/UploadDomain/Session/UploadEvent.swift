@@ -26,4 +26,6 @@ public enum UploadCommand: Sendable, Equatable {
     case retryAllFailed
     case togglePause(fileID: Int)
     case setConcurrency(Int)
+    /// Caps the upload rate of all transfers together, in bytes per second; nil removes the cap.
+    case setBandwidthLimit(Int64?)
 }

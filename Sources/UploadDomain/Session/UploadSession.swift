@@ -16,12 +16,14 @@ public actor UploadSession {
         public var imageOptions: ImageOptions
         /// Images prepared at once.
         public var preparingWorkers: Int
+        /// The cap on the upload rate of all transfers together (`--bwlimit`), bytes per second; nil for none.
+        public var bandwidthLimit: Int64?
 
         /// Creates a configuration.
         public init(
             concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false,
             tokenRefreshes: Int = 0, grace: Duration = .seconds(10), imageOptions: ImageOptions = ImageOptions(),
-            preparingWorkers: Int = 2
+            preparingWorkers: Int = 2, bandwidthLimit: Int64? = nil
         ) {
             self.concurrency = concurrency
             self.retryPolicy = retryPolicy
@@ -30,6 +32,7 @@ public actor UploadSession {
             self.grace = grace
             self.imageOptions = imageOptions
             self.preparingWorkers = max(1, preparingWorkers)
+            self.bandwidthLimit = bandwidthLimit.map { max(1, $0) }
         }
     }
 
@@ -148,6 +151,7 @@ public actor UploadSession {
     public func start(skipping alreadyDone: Set<Int> = []) {
         guard !started else { return }
         started = true
+        if let limit = configuration.bandwidthLimit { transport.setBandwidthLimit(limit) }
         for id in files.indices {
             emit(.queued, id)
             if alreadyDone.contains(id) || files[id].item.skipReason != nil {
@@ -205,6 +209,9 @@ public actor UploadSession {
             configuration.concurrency = max(1, min(64, n))
             slots.setCapacity(configuration.concurrency)
             pump()
+        case .setBandwidthLimit(let limit):
+            configuration.bandwidthLimit = limit.map { max(1, $0) }
+            transport.setBandwidthLimit(configuration.bandwidthLimit)
         }
     }
 
@@ -583,7 +590,8 @@ public actor UploadSession {
         return UploadSnapshot(
             files: rows, progress: progress, toast: Toast(progress: progress),
             concurrency: configuration.concurrency, isIdle: isIdle, elapsed: isIdle ? lastEventAt : now,
-            stopping: draining ? StopState(graceLeft: graceEnds.map { max(.zero, $0 - now) }) : nil)
+            stopping: draining ? StopState(graceLeft: graceEnds.map { max(.zero, $0 - now) }) : nil,
+            bandwidthLimit: configuration.bandwidthLimit)
     }
 
     /// Adds (`sign` 1) or takes away (-1) a row's share of the batch figures.

@@ -117,6 +117,15 @@ public enum KeyMap {
             if snapshot.concurrency > 1 {
                 return Update(state: state, commands: [.setConcurrency(snapshot.concurrency - 1)])
             }
+        case .character("["):
+            // Without a cap, the first step down starts below what the batch moves now.
+            let limit = snapshot.bandwidthLimit
+            let lower = BandwidthLadder.lower(limit, measuredRate: snapshot.progress.bytesPerSecond)
+            if lower != limit { return Update(state: state, commands: [.setBandwidthLimit(lower)]) }
+        case .character("]"):
+            if let limit = snapshot.bandwidthLimit {
+                return Update(state: state, commands: [.setBandwidthLimit(BandwidthLadder.raise(limit))])
+            }
         default:
             break
         }

@@ -90,6 +90,11 @@ extension ScreenRenderer {
 
     // MARK: - Help
 
+    /// The cap as the help shows it: `2.0 MiB/s`, or `none`.
+    private func speedCap(_ limit: Int64?) -> String {
+        limit.map { Formatting.rate(Double($0)) } ?? "none"
+    }
+
     func renderHelp(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout) {
         let arrows = glyphs.asciiOnly ? "Up Down PgUp PgDn" : "↑ ↓ PgUp PgDn"
         let entries: [(String, String)] = [
@@ -102,6 +107,7 @@ extension ScreenRenderer {
             ("C", "cancel all (asks y/n)"),
             ("p", "pause or resume the selected file"),
             ("+ / -", "more / fewer parallel uploads (now \(snapshot.concurrency))"),
+            ("[ / ]", "total speed cap down / up (now \(speedCap(snapshot.bandwidthLimit)))"),
             ("?", "show or hide this help"),
             ("q", "quit (asks y/n while uploads run)"),
         ]

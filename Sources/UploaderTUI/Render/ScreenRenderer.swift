@@ -112,7 +112,9 @@ public struct ScreenRenderer: Sendable {
 
         let counts = snapshot.progress.counts
         let saved = snapshot.progress.bytesSaved
-        let right = (saved > 0 ? "saved \(Formatting.bytes(saved))  " : "") + "concurrency \(snapshot.concurrency)"
+        let limit = snapshot.bandwidthLimit.map { "limit \(Formatting.rate(Double($0)))  " } ?? ""
+        let right =
+            (saved > 0 ? "saved \(Formatting.bytes(saved))  " : "") + limit + "concurrency \(snapshot.concurrency)"
         var segments: [(String, CellStyle)] = [
             ("queued \(counts.queued)", style(dim: counts.queued == 0)),
             ("active \(counts.active)", style(.cyan, bold: counts.active > 0)),
