@@ -135,6 +135,11 @@ public struct ScreenRenderer: Sendable {
             segments = segments.filter { !$0.0.hasSuffix(" 0") }
             separator = "  "
             if segments.isEmpty { segments = [("\(counts.total) files", style())] }
+            // The cap and the concurrency still show when the short counts leave room: [ ] + - change them.
+            let short = segments.map(\.0).joined(separator: separator)
+            if DisplayWidth.of(short) + DisplayWidth.of(right) + 4 <= cols {
+                frame.put(right, x: cols - DisplayWidth.of(right) - 1, y: 1, style: style(dim: true))
+            }
         }
         for (index, segment) in segments.enumerated() {
             if index > 0 {
