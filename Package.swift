@@ -59,7 +59,7 @@ let package = Package(
             ],
             linkerSettings: [
                 // Release: relative relocations packed (DT_RELR, glibc 2.36+) and no symbols exported, so a start
-                // reads 3 MiB less of the binary; ncursesw, SQLite and libstdc++ linked in: four shared libraries
+                // reads less of the binary; ncursesw, SQLite and libstdc++ linked in: four shared libraries
                 // fewer for the loader to map and bind at every start (issue 6). `link/` holds linker scripts that
                 // turn the `-lsqlite3` and `-lstdc++` others add into their static archives. `make release` adds
                 // --static-swift-stdlib.

@@ -5,8 +5,8 @@ import NIOCore
 /// shape: `onHeader` per part header, `onBody` per run of body bytes, `onPartComplete` per part.
 ///
 /// Why not multipart-kit's `MultipartParser`: it inspects the body one byte at a time through
-/// closures, which in the debug builds used for tests and demos runs at about 2 MB/s — a 1 GiB
-/// upload would take minutes. This parser finds boundaries with `memchr`/`memcmp`, so body bytes
+/// closures, which in the debug builds used for tests and demos is far too slow for a 1 GiB
+/// upload (docs/reference-server.md). This parser finds boundaries with `memchr`/`memcmp`, so body bytes
 /// move at memory speed. Tests check it against multipart-kit's parser on randomised inputs.
 ///
 /// Memory is bounded: besides the chunk being parsed it only retains a possible partial boundary

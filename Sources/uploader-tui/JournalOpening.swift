@@ -5,10 +5,10 @@ import UploadData
 /// Prepares the journal while the arguments are parsed and the files scanned (issue 6), to be begun by the run,
 /// or given up when the scan fails, so a mistyped path leaves no run behind.
 ///
-/// Its thread starts with `main` and first runs `first` (loading libcurl and warming it up, about 8 ms). The
-/// preparation (locking, checking and migrating, about 3 ms) then goes to whichever thread is free first: this one,
-/// or the main thread once its plan is made. A thread started with `main` runs at once: on a 2-core VM a thread
-/// started later, while the main thread kept the other core busy, ran 1 to 4 ms after it was asked for.
+/// Its thread starts with `main` and first runs `first` (loading libcurl and warming it up). The preparation
+/// (locking, checking and migrating) then goes to whichever thread is free first: this one, or the main thread
+/// once its plan is made. A thread started with `main` runs at once: on a 2-core VM a thread started later, while
+/// the main thread kept the other core busy, waited to be scheduled.
 final class JournalOpening: Sendable {
     private enum Request {
         case open(path: String)

@@ -13,7 +13,7 @@ struct UploadRun {
     /// Runs the batch to its end, reports it and closes the journal.
     ///
     /// `nonisolated(nonsending)`: it goes on on the caller's thread. As a plain async function it hopped to the
-    /// global pool, which at that moment had to start a thread: 1.3 ms before the first request (issue 6).
+    /// global pool, which at that moment had to start a thread, before the first request could leave.
     ///
     /// - Throws: `UsageError` for an unusable journal or a missing libcurl, `NothingToUpload` when
     ///   `--retry-failed` finds nothing.
@@ -91,7 +91,7 @@ struct UploadRun {
             })
         defer { interrupts.stop() }
         // Once the batch is idle, the journal's last commit (synced) overlaps the reporter's last lines and the
-        // engine's stop (issue 6: about 3 ms of every run's tail).
+        // engine's stop, instead of lengthening every run's tail.
         let whenIdle = { (counts: PhaseCounts) -> Void in journal?.beginClose(counts: counts) }
         if plan.headless {
             await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)

@@ -3,8 +3,8 @@
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
 
-// libcurl is loaded at run time (dlopen) instead of by the dynamic loader before `main`: it and its 30 libraries
-// took 7 ms of every start, which can then overlap parsing and the scan on another thread (issue 6). The program
+// libcurl is loaded at run time (dlopen) instead of by the dynamic loader before `main`, so loading it and its
+// libraries can overlap parsing and the scan on another thread (docs/engine.md). The program
 // calls libcurl only through these functions; the first call loads it, and calls from other threads meanwhile wait.
 
 /// Loads libcurl and runs its global init, unless done; NULL once it is ready, else why it cannot be used.

@@ -1,7 +1,7 @@
 #ifndef CVIPS_H
 #define CVIPS_H
 // libvips (Debian's libvips42, 8.14), loaded at run time with dlopen like libcurl (Sources/CCurl): linked, it and its
-// ~100 libraries cost every start about 38 ms and 20 MiB, though most runs prepare no image. Its API is variadic
+// ~100 libraries would slow every start and grow it, though most runs prepare no image. Its API is variadic
 // (`vips_thumbnail(path, &out, width, "height", h, NULL)`), which Swift cannot call: one typed function per use.
 // This header includes no libvips or GLib header, so neither leaks into Swift: an image is an opaque pointer.
 #include <stddef.h>

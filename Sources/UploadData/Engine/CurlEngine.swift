@@ -60,16 +60,16 @@ public final class CurlEngine: UploadTransport {
 
     /// Loads libcurl (the first call does; calls from other threads meanwhile wait for it).
     ///
-    /// It is loaded at run time, not by the dynamic loader before `main`, so that its 7 ms (with its 30 libraries)
-    /// can overlap parsing and the scan on another thread (issue 6).
+    /// It is loaded at run time, not by the dynamic loader before `main`, so that loading it and its libraries
+    /// can overlap parsing and the scan on another thread (docs/engine.md).
     /// - Returns: Why it cannot be used (missing, or too old), or nil once it is ready.
     public static func libraryProblem() -> String? {
         ccurl_load_error().map { String(cString: $0) }
     }
 
     /// Loads libcurl, then builds and frees one multipart request without sending it: the first request of a run
-    /// paid about 1 ms for first use (libcurl's and this module's code paged in, lazy set-up), which a thread with
-    /// nothing else to do at start-up can pay instead (issue 6).
+    /// paid for first use (libcurl's and this module's code paged in, lazy set-up), which a thread with nothing
+    /// else to do at start-up can pay instead.
     /// - Returns: Why libcurl cannot be used, as `libraryProblem()`.
     public static func warmUp() -> String? {
         if let problem = libraryProblem() { return problem }

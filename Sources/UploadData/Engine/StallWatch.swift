@@ -31,7 +31,7 @@ struct StallWatch {
     }
 
     /// The monotonic clock in nanoseconds, to the kernel tick: read per chunk sent, it is a load from the vDSO page
-    /// where the precise clock reads the TSC through the hypervisor's clock (0.5% of a 2 GiB upload's CPU in a VM).
+    /// where the precise clock reads the TSC through the hypervisor's clock, which showed in a VM's profile.
     static func now() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC_COARSE, &time)

@@ -144,8 +144,8 @@ final class JournalWriter: Sendable {
         }
     }
 
-    /// Leaves the WAL for the next open to read instead of copying it into the database file: that checkpoint was
-    /// 2 ms of every run's exit (issue 6), and SQLite still checkpoints during later runs, at 1,000 pages.
+    /// Leaves the WAL for the next open to read instead of copying it into the database file: that checkpoint
+    /// lengthened every run's exit, and SQLite still checkpoints during later runs, at 1,000 pages.
     private func closeDatabase() {
         do {
             // Should SQLite refuse the option, closing checkpoints as it always did: nothing is lost.
