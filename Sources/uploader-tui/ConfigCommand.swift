@@ -47,8 +47,10 @@ struct ConfigShowCommand: ParsableCommand {
             let value = key.kind == .flag ? "false" : builtIn[key.spelling] ?? ""
             return (key.name, value, EffectiveSettings.Origin.builtIn.description)
         }
-        let fileName = file?.shownPath ?? ConfigLocation.shown(
-            ConfigLocation.defaultPath(environment: environment), environment: environment)
+        let fileName =
+            file?.shownPath
+            ?? ConfigLocation.shown(
+                ConfigLocation.defaultPath(environment: environment), environment: environment)
         if json {
             let object: [String: Any] = [
                 "file": fileName, "file_exists": file != nil, "profile": profile as Any,

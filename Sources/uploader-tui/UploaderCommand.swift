@@ -26,7 +26,8 @@ struct UploaderCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let arguments: [String]
         do {
-            arguments = try ProfileArguments.apply(to: Array(CommandLine.arguments.dropFirst()), environment: environment)
+            arguments = try ProfileArguments.apply(
+                to: Array(CommandLine.arguments.dropFirst()), environment: environment)
         } catch {
             FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
             ProcessExit.now(ExitStatus.usage.rawValue)

@@ -116,7 +116,10 @@ struct ProfileTests {
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(work.standardOutput.utf8)) as? [String: Any])
         let settings = try #require(object["settings"] as? [[String: String]])
-        #expect(settings.first { $0["key"] == "token" } == ["key": "token", "value": "****", "source": "profile work (config.toml:12)"])
+        #expect(
+            settings.first { $0["key"] == "token" } == [
+                "key": "token", "value": "****", "source": "profile work (config.toml:12)",
+            ])
         await server.stop()
     }
 
@@ -132,7 +135,10 @@ struct ProfileTests {
                 "[profile.pets]\nto = \"\(server.url("/x"))\"\nconcurency = 2\n", "pets",
                 "config.toml:3: profile 'pets' has no setting 'concurency' (did you mean 'concurrency'?)"
             ),
-            ("[profile.pets]\nconcurrency = \"two\"\n", "pets", "config.toml:2: profile 'pets': concurrency takes an integer"),
+            (
+                "[profile.pets]\nconcurrency = \"two\"\n", "pets",
+                "config.toml:2: profile 'pets': concurrency takes an integer"
+            ),
         ]
         for (config, profile, expected) in cases {
             let home = try ConfigHome(config)
@@ -155,9 +161,12 @@ struct ProfileTests {
         let home = try ConfigHome(Self.petsConfig(server), mode: 0o644)
         let folder = try TestFolder()
         try folder.write("w.bin", size: 1_000, seed: 2)
-        let outcome = try await ChildProcess.run(binary, [folder.path, "-p", "work", "--no-tui"], environment: home.environment)
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "-p", "work", "--no-tui"], environment: home.environment)
         #expect(outcome.status == 0, "\(outcome.standardError)")
-        #expect(outcome.standardError.contains("holds a token or password and is readable by others (mode 0644); chmod 600 it"))
+        #expect(
+            outcome.standardError.contains(
+                "holds a token or password and is readable by others (mode 0644); chmod 600 it"))
         #expect(!outcome.standardError.contains("t0ken-in-clear"))
         #expect(await server.server.statistics.filesStored == 1)
         await server.stop()
@@ -172,7 +181,8 @@ struct ProfileTests {
         let elsewhere = try await ChildProcess.run(
             binary, [folder.path, "--config", home.file, "-p", "pets", "-H", "Authorization: Bearer x", "--no-tui"])
         #expect(elsewhere.status == 0, "\(elsewhere.standardError)")
-        let plain = try await ChildProcess.run(binary, [folder.path, "--to", server.url("/datasets/p/images"), "--no-tui"])
+        let plain = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/p/images"), "--no-tui"])
         #expect(plain.status == 0, "\(plain.standardError)")
         let missing = try await ChildProcess.run(binary, [folder.path, "-p", "pets", "--no-tui"])
         #expect(missing.status == 2)
@@ -183,7 +193,8 @@ struct ProfileTests {
     @Test("every option of upload has a profile key, and every key an option (the table cannot fall behind)")
     func everyOptionHasAKey() async throws {
         let dump = try await ChildProcess.run(binary, ["upload", "--experimental-dump-help"])
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
         let command = try #require(root["command"] as? [String: Any])
         let arguments = try #require(command["arguments"] as? [[String: Any]])
         let notSettings: Set<String> = ["--help", "-h", "--version", "--profile", "-p", "--config"]

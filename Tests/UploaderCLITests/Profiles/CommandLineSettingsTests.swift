@@ -27,7 +27,9 @@ struct CommandLineSettingsTests {
 
     @Test("--profile and the value of an option that is not a setting are not taken for settings")
     func others() {
-        let typed = CommandLineSettings(arguments: ["--profile", "work", "--from", "http://x/objects/", "--token", "k1"])
+        let typed = CommandLineSettings(arguments: [
+            "--profile", "work", "--from", "http://x/objects/", "--token", "k1",
+        ])
         #expect(typed.profile == "work")
         #expect(typed.values["token"] == .text("k1"))
     }

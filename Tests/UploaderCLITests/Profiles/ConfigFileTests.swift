@@ -38,14 +38,17 @@ struct ConfigFileTests {
         #expect(file.defaults?.entries.map(\.key.name) == ["retries", "headers"])
         #expect(file.defaults?.entries.map(\.line) == [3, 4])
         let pets = try file.profile("pets")
-        #expect(pets.entries.map(\.key.name) == [
-            "to", "concurrency", "stall_timeout", "batch", "recursive", "headers", "fields",
-        ])
+        #expect(
+            pets.entries.map(\.key.name) == [
+                "to", "concurrency", "stall_timeout", "batch", "recursive", "headers", "fields",
+            ])
         #expect(pets.entries.map(\.line) == [7, 8, 9, 10, 11, 12, 13])
-        #expect(pets.entries.map(\.value) == [
-            .text("http://127.0.0.1:8080/datasets/pets/images"), .text("2"), .text("12.5"), .text("10"), .flag(true),
-            .list(["X-Team: pets", "Authorization: Bearer abc"]), .list(["album=pets"]),
-        ])
+        #expect(
+            pets.entries.map(\.value) == [
+                .text("http://127.0.0.1:8080/datasets/pets/images"), .text("2"), .text("12.5"), .text("10"),
+                .flag(true),
+                .list(["X-Team: pets", "Authorization: Bearer abc"]), .list(["album=pets"]),
+            ])
         #expect(file.profiles.keys.sorted() == ["pets", "work"])
         #expect(file.holdsSecret)
     }
