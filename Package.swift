@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.20.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         .target(name: "CCurl"),
@@ -48,8 +49,14 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // TOMLKit reads the profiles file (config.toml); the parsing and precedence live here so UploaderCLITests
+        // can test them without the executable. swift-log writes --log-file.
         .target(
-            name: "UploaderCLI", dependencies: ["UploadDomain", .product(name: "Logging", package: "swift-log")]),
+            name: "UploaderCLI",
+            dependencies: [
+                "UploadDomain", .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .target(name: "UploaderTUI", dependencies: ["UploadDomain", "CNcurses"]),
         .executableTarget(
             name: "uploader-tui",
@@ -97,7 +104,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "UploadDomain", "UploadData", "ReferenceServer",
+                "UploadDomain", "UploadData", "UploaderCLI", "ReferenceServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Support/s3_tool.py"]

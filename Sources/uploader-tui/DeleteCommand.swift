@@ -20,6 +20,10 @@ struct DeleteCommand: ParsableCommand {
     @Option(help: "Bearer token for http(s) stores (default: $UPLOADER_TOKEN). Never printed.")
     var token: String?
 
+    // A profile brings its token, S3 and TLS settings; its destination does not apply (`--from` names the store).
+    @OptionGroup(title: "Profiles (config.toml)")
+    var profiles: ProfileOptions
+
     @OptionGroup(title: "S3")
     var s3: S3Options
 

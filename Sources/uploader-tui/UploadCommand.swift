@@ -23,6 +23,9 @@ struct UploadCommand: ParsableCommand {
     @Argument(help: "Files or folders to upload.")
     var paths: [String] = []
 
+    @OptionGroup(title: "Profiles (config.toml)")
+    var profiles: ProfileOptions
+
     @Option(help: ArgumentHelp("POST each file as multipart/form-data to this URL.", valueName: "url"))
     var to: String?
 

@@ -15,7 +15,7 @@ struct UploaderCommand: AsyncParsableCommand {
             libcurl, 3 nothing to upload, 130 interrupted.
             """,
         version: UploaderVersion.current,
-        subcommands: [UploadCommand.self, DeleteCommand.self, HistoryCommand.self],
+        subcommands: [UploadCommand.self, DeleteCommand.self, HistoryCommand.self, ConfigCommand.self],
         defaultSubcommand: UploadCommand.self)
 
     /// Parses by hand so every usage error exits with 2, as documented, not ArgumentParser's 64.
@@ -23,8 +23,17 @@ struct UploaderCommand: AsyncParsableCommand {
         // First: libcurl then loads and warms up, and the journal gets prepared, while the arguments are parsed.
         let journal = JournalOpening(first: { _ = CurlEngine.warmUp() })
         var parsed: any ParsableCommand
+        let environment = ProcessInfo.processInfo.environment
+        let arguments: [String]
         do {
-            parsed = try parseAsRoot()
+            arguments = try ProfileArguments.apply(
+                to: Array(CommandLine.arguments.dropFirst()), environment: environment)
+        } catch {
+            FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
+            ProcessExit.now(ExitStatus.usage.rawValue)
+        }
+        do {
+            parsed = try parseAsRoot(arguments)
         } catch {
             exit(parsing: error)
         }
@@ -41,6 +50,12 @@ struct UploaderCommand: AsyncParsableCommand {
             case let history as HistoryCommand:
                 journal.skip()
                 status = try history.execute()
+            case let show as ConfigShowCommand:
+                journal.skip()
+                status = try show.execute(environment: environment)
+            case let path as ConfigPathCommand:
+                journal.skip()
+                status = path.execute(environment: environment)
             default:
                 // `--help`, `-h` and `help [command]` parse to ArgumentParser's help command, whose `run` throws the
                 // request for the right command's help.

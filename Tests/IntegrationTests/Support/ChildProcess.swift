@@ -55,8 +55,8 @@ struct ChildProcess {
         try await start(executable, arguments, environment: environment).wait()
     }
 
-    /// Starts `executable`. Its journal goes to a folder of its own unless the arguments name one, so
-    /// children running side by side never share the default journal.
+    /// Starts `executable`. Its journal and config folder are its own unless the arguments or `environment` name
+    /// others, so children running side by side never share the default journal, nor read the user's profiles.
     static func start(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:]
     ) throws -> Running {
@@ -79,6 +79,9 @@ struct ChildProcess {
         env["CI"] = nil
         env["UPLOADER_TOKEN"] = nil
         env["XDG_STATE_HOME"] = folder.appendingPathComponent("state").path
+        // No profiles file unless a test writes one: the developer's ~/.config must not change what tests run.
+        env["XDG_CONFIG_HOME"] = folder.appendingPathComponent("config").path
+        env["UPLOADER_PROFILE"] = nil
         for (key, value) in environment { env[key] = value }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]

@@ -1,0 +1,38 @@
+/// A profiles file that cannot be used, or a profile that is not in it: one line naming the file, the line and the
+/// cause; the run exits 2 before anything is sent.
+public struct ConfigError: Error, Equatable, CustomStringConvertible {
+    public enum Code: Equatable, Sendable {
+        /// The file cannot be read (missing when named with `--config` or needed for `-p`, or unreadable).
+        case unreadable
+        /// TOML syntax.
+        case syntax
+        /// A section other than `[defaults]` and `[profile.NAME]`, or a setting no option has.
+        case unknownKey
+        /// A value of the wrong TOML type.
+        case wrongType
+        /// `-p NAME` names no profile of the file.
+        case unknownProfile
+    }
+
+    public let code: Code
+    /// The file as shown to the user (`~/.config/…`).
+    public let file: String
+    public let line: Int?
+    public let reason: String
+
+    public init(code: Code, file: String, line: Int?, reason: String) {
+        self.code = code
+        self.file = file
+        self.line = line
+        self.reason = reason
+    }
+
+    // MARK: - Description
+
+    public var description: String {
+        switch code {
+        case .unknownProfile, .unreadable: reason
+        default: line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Foundation
+import TOMLKit
+
+/// A parsed `config.toml`: an optional `[defaults]` section that applies to every run, and `[profile.NAME]`
+/// sections chosen with `-p NAME`. Every key and value is checked on reading, so a broken file stops any run.
+public struct ConfigFile: Sendable, Equatable {
+    /// One setting as the file gives it.
+    public struct Entry: Sendable, Equatable {
+        public let key: ProfileKey
+        public let value: SettingValue
+        public let line: Int?
+    }
+
+    /// `[defaults]` or one `[profile.NAME]`.
+    public struct Section: Sendable, Equatable {
+        /// nil for `[defaults]`.
+        public let profile: String?
+        public let entries: [Entry]
+    }
+
+    /// The path as shown to the user.
+    public let shownPath: String
+    public let defaults: Section?
+    public let profiles: [String: Section]
+
+    /// True when some setting holds a credential in clear: a token or an Authorization-like header.
+    public var holdsSecret: Bool {
+        ([defaults].compactMap { $0 } + Array(profiles.values)).flatMap(\.entries).contains {
+            $0.value.holdsSecret(for: $0.key)
+        }
+    }
+
+    /// Parses and checks `text`.
+    /// - Parameter shownPath: The path named in errors.
+    /// - Throws: `ConfigError` for TOML syntax, an unknown section or setting, or a value of the wrong type; the
+    ///   first by line.
+    public init(text: String, shownPath: String) throws(ConfigError) {
+        self.shownPath = shownPath
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(
+                code: .syntax, file: shownPath, line: error.source.begin.line, reason: Self.reason(error.description))
+        } catch {
+            throw ConfigError(code: .syntax, file: shownPath, line: nil, reason: "\(error)")
+        }
+        let lines = TOMLKeyLines(text)
+        var problems: [ConfigError] = []
+        func problem(_ code: ConfigError.Code, _ path: [String], _ reason: String) {
+            problems.append(ConfigError(code: code, file: shownPath, line: lines.line(of: path), reason: reason))
+        }
+
+        var defaults: Section?
+        var profiles: [String: Section] = [:]
+        for (name, value) in root {
+            switch (name, value.table) {
+            case ("defaults", let table?):
+                defaults = Self.section(table, profile: nil, path: [name], lines: lines, problem: problem)
+            case ("profile", let table?):
+                for (profile, value) in table {
+                    guard let section = value.table else {
+                        problem(
+                            .wrongType, [name, profile],
+                            "profile.\(profile) must be a table of settings ([profile.\(profile)]), not a "
+                                + "\(value.type)")
+                        continue
+                    }
+                    profiles[profile] = Self.section(
+                        section, profile: profile, path: [name, profile], lines: lines, problem: problem)
+                }
+            default:
+                problem(.unknownKey, [name], "unknown section '\(name)' (expected [defaults] or [profile.NAME])")
+            }
+        }
+        if let first = problems.min(by: { ($0.line ?? .max) < ($1.line ?? .max) }) { throw first }
+        self.defaults = defaults
+        self.profiles = profiles
+    }
+
+    /// Reads the file at `path`; nil when there is none and `required` is false.
+    /// - Throws: `ConfigError` when it cannot be read or is broken.
+    public static func load(path: String, shownPath: String, required: Bool) throws(ConfigError) -> ConfigFile? {
+        guard FileManager.default.fileExists(atPath: path) else {
+            guard required else { return nil }
+            throw ConfigError(code: .unreadable, file: shownPath, line: nil, reason: "\(shownPath): no such file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(code: .unreadable, file: shownPath, line: nil, reason: "\(shownPath): cannot be read")
+        }
+        return try ConfigFile(text: String(decoding: data, as: UTF8.self), shownPath: shownPath)
+    }
+
+    /// The profile `name`.
+    /// - Throws: `ConfigError.unknownProfile` listing the profiles there are.
+    public func profile(_ name: String) throws(ConfigError) -> Section {
+        if let section = profiles[name] { return section }
+        let known = profiles.keys.sorted()
+        let list = known.isEmpty ? "it has none" : "profiles: " + known.joined(separator: ", ")
+        throw ConfigError(
+            code: .unknownProfile, file: shownPath, line: nil, reason: "no profile '\(name)' in \(shownPath) (\(list))")
+    }
+
+    private static func section(
+        _ table: TOMLTable, profile: String?, path: [String], lines: TOMLKeyLines,
+        problem: (ConfigError.Code, [String], String) -> Void
+    ) -> Section {
+        let owner = profile.map { "profile '\($0)'" } ?? "[defaults]"
+        var entries: [Entry] = []
+        for (name, value) in table {
+            guard let key = ProfileKey.named(name) else {
+                let hint = ProfileKey.suggestion(for: name).map { " (did you mean '\($0)'?)" } ?? ""
+                problem(.unknownKey, path + [name], "\(owner) has no setting '\(name)'\(hint)")
+                continue
+            }
+            guard let converted = convert(value, for: key) else {
+                problem(
+                    .wrongType, path + [name],
+                    "\(owner): \(name) takes \(expected(key.kind)), not \(article(value.type.description))")
+                continue
+            }
+            entries.append(Entry(key: key, value: converted, line: lines.line(of: path + [name])))
+        }
+        return Section(profile: profile, entries: entries.sorted { ($0.line ?? .max) < ($1.line ?? .max) })
+    }
+
+    private static func convert(_ value: any TOMLValueConvertible, for key: ProfileKey) -> SettingValue? {
+        switch key.kind {
+        case .text:
+            if let text = value.string { return .text(text) }
+            return value.int.map { .text(String($0)) }
+        case .integer:
+            return value.int.map { .text(String($0)) }
+        case .number:
+            if let number = value.int { return .text(String(number)) }
+            return value.double.map { .text(String($0)) }
+        case .flag:
+            return value.bool.map { .flag($0) }
+        case .list(let separator):
+            if let table = value.table {
+                var entries: [String] = []
+                for (name, item) in table {
+                    guard let text = item.string ?? item.int.map(String.init) else { return nil }
+                    entries.append(name + separator + text)
+                }
+                return .list(entries)
+            }
+            if let text = value.string { return .list([text]) }
+            guard let array = value.array else { return nil }
+            var entries: [String] = []
+            for item in array {
+                guard let text = item.string else { return nil }
+                entries.append(text)
+            }
+            return .list(entries)
+        }
+    }
+
+    private static func expected(_ kind: ProfileKey.Kind) -> String {
+        switch kind {
+        case .text: "a string"
+        case .integer: "an integer"
+        case .number: "a number"
+        case .flag: "true or false"
+        case .list(let separator):
+            "a table or an array of \"name\(separator)value\" strings"
+        }
+    }
+
+    private static func article(_ noun: String) -> String {
+        ("aeiou".contains(noun.first ?? "x") ? "an " : "a ") + noun
+    }
+
+    /// toml++'s reason on one line, starting in lower case as it follows the line number.
+    private static func reason(_ description: String) -> String {
+        let firstLine = description.split(separator: "\n").first.map(String.init) ?? description
+        return firstLine.prefix(1).lowercased() + firstLine.dropFirst()
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Where the profiles file lives, following the XDG base directory spec as the journal does.
+public enum ConfigLocation {
+    /// `$XDG_CONFIG_HOME/uploader-tui/config.toml` when that is an absolute path, else
+    /// `$HOME/.config/uploader-tui/config.toml`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        // The spec says a relative XDG path is invalid and must be ignored.
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") {
+            return config + "/uploader-tui/config.toml"
+        }
+        return home(environment) + "/.config/uploader-tui/config.toml"
+    }
+
+    /// `path` with the home folder written `~`, as messages show it.
+    public static func shown(_ path: String, environment: [String: String]) -> String {
+        let home = home(environment)
+        guard home.count > 1, path.hasPrefix(home + "/") else { return path }
+        return "~" + path.dropFirst(home.count)
+    }
+
+    private static func home(_ environment: [String: String]) -> String {
+        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import UploadDomain
+
+/// A setting's value, from a file or a command line.
+public enum SettingValue: Sendable, Equatable {
+    case text(String)
+    case flag(Bool)
+    /// A repeatable option's values, each as it is written after `-H` or `-F`.
+    case list([String])
+
+    /// The arguments that give this value to `key`'s option; none for a flag that is off.
+    func arguments(for key: ProfileKey) -> [String] {
+        switch self {
+        case .text(let text):
+            // `--name=value` so a value starting with '-' is not read as an option.
+            return key.long.map { ["--\($0)=\(text)"] } ?? [key.spelling, text]
+        case .flag(let on):
+            return on ? [key.spelling] : []
+        case .list(let values):
+            return values.flatMap { [key.spelling, $0] }
+        }
+    }
+
+    /// The value as `config show` prints it, with credentials masked.
+    func shown(for key: ProfileKey) -> String {
+        switch self {
+        case .text(let text):
+            if key.isSecret { return "****" }
+            return text.contains("://") ? Redactor.url(text).replacingOccurrences(of: "REDACTED", with: "****") : text
+        case .flag(let on):
+            return on ? "true" : "false"
+        case .list(let values):
+            return values.map { Self.maskedHeader($0, key: key) }.joined(separator: ", ")
+        }
+    }
+
+    /// True when the value is a credential: a token, or a header such as Authorization.
+    func holdsSecret(for key: ProfileKey) -> Bool {
+        key.isSecret || shown(for: key).contains("****")
+    }
+
+    private static func maskedHeader(_ line: String, key: ProfileKey) -> String {
+        guard case .list(let separator) = key.kind, separator == ": ",
+            let colon = line.firstIndex(of: ":"), Redactor.isSecretHeader(String(line[..<colon]))
+        else { return line }
+        return line[..<colon] + ": ****"
+    }
+
+    /// The name part of a list entry (`X-Team` of `X-Team: pets`, `album` of `album=pets`), for overriding by name.
+    static func entryName(_ entry: String, separator: String) -> String {
+        let mark = separator.first!
+        return String(entry.prefix { $0 != mark }).trimmingCharacters(in: .whitespaces).lowercased()
+    }
+}

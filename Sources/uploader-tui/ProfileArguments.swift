@@ -1,0 +1,68 @@
+import Foundation
+import UploaderCLI
+
+/// Puts the settings of the profiles file (its `[defaults]` and the profile `-p` names) in front of the user's
+/// arguments, before ArgumentParser parses them: see `EffectiveSettings` for the precedence.
+enum ProfileArguments {
+    /// Options that print something and run nothing: the arguments are left as they are.
+    private static let informational: Set<String> = ["-h", "--help", "--version", "--experimental-dump-help"]
+
+    /// The arguments to parse: unchanged without a profiles file, else with the file's settings inserted after the
+    /// subcommand's name.
+    /// - Throws: `ConfigError` for a broken file or an unknown profile.
+    static func apply(to arguments: [String], environment: [String: String]) throws(ConfigError) -> [String] {
+        let options = arguments.prefix { $0 != "--" }
+        guard informational.isDisjoint(with: options) else { return arguments }
+        let command: String
+        let rest: [String]
+        switch arguments.first {
+        case "upload", "delete":
+            command = arguments[0]
+            rest = Array(arguments.dropFirst())
+        case "history", "config", "help":
+            return arguments
+        default:
+            command = "upload"
+            rest = arguments
+        }
+        let typed = CommandLineSettings(arguments: rest)
+        let (file, profile) = try load(typed, environment: environment)
+        guard file != nil else { return arguments }
+        let effective = try EffectiveSettings(
+            file: file, profile: profile, commandLine: typed, forDelete: command == "delete")
+        return [command] + effective.fileArguments + rest
+    }
+
+    /// The profiles file and the profile chosen (`-p`, else `$UPLOADER_PROFILE`); warns on stderr when the file
+    /// holds a credential and others may read it.
+    /// - Throws: `ConfigError` for a broken file, or a missing one when `--config` or a profile names it.
+    static func load(
+        _ typed: CommandLineSettings, environment: [String: String]
+    ) throws(ConfigError) -> (ConfigFile?, String?) {
+        let profile = typed.profile ?? environment["UPLOADER_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+        let path = typed.configPath ?? ConfigLocation.defaultPath(environment: environment)
+        let shownPath = ConfigLocation.shown(path, environment: environment)
+        if let profile, typed.configPath == nil, !FileManager.default.fileExists(atPath: path) {
+            throw ConfigError(
+                code: .unknownProfile, file: shownPath, line: nil,
+                reason: "no profile '\(profile)': there is no \(shownPath)")
+        }
+        let file = try ConfigFile.load(
+            path: path, shownPath: shownPath, required: typed.configPath != nil || profile != nil)
+        if let file, file.holdsSecret, let mode = permissions(of: path), mode & 0o077 != 0 {
+            let octal = String(mode, radix: 8)
+            FileHandle.standardError.write(
+                Data(
+                    ("warning: \(shownPath) holds a token or password and is readable by others (mode "
+                        + "\(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)); chmod 600 it, or use "
+                        + "token_command\n").utf8))
+        }
+        return (file, profile)
+    }
+
+    private static func permissions(of path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_mode) & 0o777
+    }
+}

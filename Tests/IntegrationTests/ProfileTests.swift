@@ -1,0 +1,217 @@
+import Foundation
+import Testing
+import UploaderCLI
+
+/// Profiles from `$XDG_CONFIG_HOME/uploader-tui/config.toml`, through the real binary against the reference server.
+@Suite("profiles (config.toml) end to end", .serialized)
+struct ProfileTests {
+    let binary = ChildProcess.uploaderBinary
+
+    /// A config home holding `uploader-tui/config.toml` with `text`, at `mode`.
+    final class ConfigHome {
+        let folder: TestFolder
+        var file: String { folder.path + "/uploader-tui/config.toml" }
+        var environment: [String: String] { ["XDG_CONFIG_HOME": folder.path] }
+
+        init(_ text: String, mode: mode_t = 0o600) throws {
+            folder = try TestFolder("config")
+            try FileManager.default.createDirectory(
+                atPath: folder.path + "/uploader-tui", withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            chmod(file, mode)
+        }
+    }
+
+    /// Line 2 sets retries in [defaults]; pets' settings are on lines 5-8.
+    static func petsConfig(_ server: ServerFixture) -> String {
+        """
+        [defaults]
+        retries = 0
+
+        [profile.pets]
+        to = "\(server.url("/datasets/pets/images"))"
+        concurrency = 2
+        headers = { Authorization = "Bearer s3cret", X-Team = "pets" }
+        fields = { album = "pets" }
+
+        [profile.work]
+        put = "\(server.url("/files/work/"))"
+        token = "t0ken-in-clear"
+        """
+    }
+
+    func events(_ output: String) -> [[String: Any]] {
+        output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    @Test("-p pets uploads to the profile's URL with its headers: the server takes only its bearer token")
+    func profileUploads() async throws {
+        let server = try await ServerFixture.start { $0.token = "s3cret" }
+        let home = try ConfigHome(Self.petsConfig(server))
+        let folder = try TestFolder()
+        for i in 0..<3 { try folder.write("pet-\(i).jpg", size: 5_000 + i, seed: UInt64(i), prefix: Magic.jpeg) }
+
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "-p", "pets", "--json"], environment: home.environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(!outcome.standardError.contains("warning"), "mode 0600: \(outcome.standardError)")
+        let done = events(outcome.standardOutput).filter { $0["event"] as? String == "done" }
+        #expect(done.count == 3)
+        #expect(done.allSatisfy { ($0["location"] as? String)?.hasPrefix("datasets/pets/pet-") == true })
+        #expect(await server.server.statistics.filesStored == 3)
+        #expect(await server.server.statistics.unauthorized == 0)
+
+        // The same files without the profile's Authorization header: the server refuses them.
+        let bare = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/pets/images"), "--retries", "0", "--no-resume"],
+            environment: home.environment)
+        #expect(bare.status == 1, "\(bare.standardError)")
+        #expect(await server.server.statistics.unauthorized > 0)
+        await server.stop()
+    }
+
+    @Test("a flag overrides the profile: --to sends elsewhere, and -H replaces the profile's header of that name")
+    func flagOverrides() async throws {
+        let server = try await ServerFixture.start { $0.token = "other" }
+        let home = try ConfigHome(Self.petsConfig(server))
+        let folder = try TestFolder()
+        try folder.write("cat.jpg", size: 4_000, seed: 7, prefix: Magic.jpeg)
+
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "-p", "pets", "--to", server.url("/datasets/cats/images"), "-H",
+                "authorization: Bearer other", "--json",
+            ],
+            environment: home.environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let done = try #require(events(outcome.standardOutput).first { $0["event"] as? String == "done" })
+        #expect(done["location"] as? String == "datasets/cats/cat.jpg")
+        #expect(await server.server.statistics.unauthorized == 0)
+        await server.stop()
+    }
+
+    @Test("config show -p pets names where each setting came from, and masks credentials")
+    func configShow() async throws {
+        let server = try await ServerFixture.start()
+        let home = try ConfigHome(Self.petsConfig(server))
+        let show = try await ChildProcess.run(
+            binary, ["config", "show", "-p", "pets", "--concurrency", "7"], environment: home.environment)
+        #expect(show.status == 0, "\(show.standardError)")
+        let lines = show.standardOutput.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(lines.contains("to \(server.url("/datasets/pets/images")) profile pets (config.toml:5)"))
+        #expect(lines.contains("concurrency 7 flag"))
+        #expect(lines.contains("retries 0 defaults (config.toml:2)"))
+        #expect(lines.contains("headers Authorization: ****, X-Team: pets profile pets (config.toml:7)"))
+        #expect(lines.contains("grace 10.0 built-in"))
+        #expect(lines.contains("recursive false built-in"))
+        #expect(!show.standardOutput.contains("s3cret"))
+
+        let work = try await ChildProcess.run(
+            binary, ["config", "show", "-p", "work", "--json"], environment: home.environment)
+        #expect(work.status == 0, "\(work.standardError)")
+        #expect(!work.standardOutput.contains("t0ken-in-clear"))
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(work.standardOutput.utf8)) as? [String: Any])
+        let settings = try #require(object["settings"] as? [[String: String]])
+        #expect(
+            settings.first { $0["key"] == "token" } == [
+                "key": "token", "value": "****", "source": "profile work (config.toml:12)",
+            ])
+        await server.stop()
+    }
+
+    @Test("an unknown profile, a TOML syntax error and a misspelt key each stop with one line and exit 2")
+    func badInput() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        try folder.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        let cases: [(config: String, profile: String, expected: String)] = [
+            (Self.petsConfig(server), "pest", "no profile 'pest' in "),
+            ("[profile.pets]\nto = \"\(server.url("/x"))\"\nconcurrency = = 2\n", "pets", "config.toml:3: "),
+            (
+                "[profile.pets]\nto = \"\(server.url("/x"))\"\nconcurency = 2\n", "pets",
+                "config.toml:3: profile 'pets' has no setting 'concurency' (did you mean 'concurrency'?)"
+            ),
+            (
+                "[profile.pets]\nconcurrency = \"two\"\n", "pets",
+                "config.toml:2: profile 'pets': concurrency takes an integer"
+            ),
+        ]
+        for (config, profile, expected) in cases {
+            let home = try ConfigHome(config)
+            let outcome = try await ChildProcess.run(
+                binary, [folder.path, "-p", profile, "--no-tui"], environment: home.environment)
+            #expect(outcome.status == 2, "\(expected): \(outcome.standardError)")
+            #expect(outcome.standardError.contains(expected), "\(outcome.standardError)")
+            #expect(outcome.standardError.split(separator: "\n").count == 1, "one line: \(outcome.standardError)")
+        }
+        let home = try ConfigHome(Self.petsConfig(server))
+        let unknown = try await ChildProcess.run(binary, [folder.path, "-p", "pest"], environment: home.environment)
+        #expect(unknown.standardError.contains("(profiles: pets, work)"))
+        #expect(await server.server.statistics.requests == 0)
+        await server.stop()
+    }
+
+    @Test("a token in a file others can read draws a warning, and the run goes on")
+    func readableTokenWarns() async throws {
+        let server = try await ServerFixture.start { $0.token = "t0ken-in-clear" }
+        let home = try ConfigHome(Self.petsConfig(server), mode: 0o644)
+        let folder = try TestFolder()
+        try folder.write("w.bin", size: 1_000, seed: 2)
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "-p", "work", "--no-tui"], environment: home.environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(
+            outcome.standardError.contains(
+                "holds a token or password and is readable by others (mode 0644); chmod 600 it"))
+        #expect(!outcome.standardError.contains("t0ken-in-clear"))
+        #expect(await server.server.statistics.filesStored == 1)
+        await server.stop()
+    }
+
+    @Test("--config names another file; without any file and without -p a run goes on as before")
+    func configFlagAndNoFile() async throws {
+        let server = try await ServerFixture.start()
+        let home = try ConfigHome(Self.petsConfig(server))
+        let folder = try TestFolder()
+        try folder.write("b.jpg", size: 900, seed: 4, prefix: Magic.jpeg)
+        let elsewhere = try await ChildProcess.run(
+            binary, [folder.path, "--config", home.file, "-p", "pets", "-H", "Authorization: Bearer x", "--no-tui"])
+        #expect(elsewhere.status == 0, "\(elsewhere.standardError)")
+        let plain = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/p/images"), "--no-tui"])
+        #expect(plain.status == 0, "\(plain.standardError)")
+        let missing = try await ChildProcess.run(binary, [folder.path, "-p", "pets", "--no-tui"])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("no profile 'pets': there is no "), "\(missing.standardError)")
+        await server.stop()
+    }
+
+    @Test("every option of upload has a profile key, and every key an option (the table cannot fall behind)")
+    func everyOptionHasAKey() async throws {
+        let dump = try await ChildProcess.run(binary, ["upload", "--experimental-dump-help"])
+        let root = try #require(
+            try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
+        let command = try #require(root["command"] as? [String: Any])
+        let arguments = try #require(command["arguments"] as? [[String: Any]])
+        let notSettings: Set<String> = ["--help", "-h", "--version", "--profile", "-p", "--config"]
+        var spellings: Set<String> = []
+        for argument in arguments where argument["kind"] as? String != "positional" {
+            let names = (argument["names"] as? [[String: String]] ?? []).map {
+                ($0["kind"] == "short" ? "-" : "--") + ($0["name"] ?? "")
+            }
+            spellings.formUnion(names)
+            guard notSettings.isDisjoint(with: names) else { continue }
+            let key = names.lazy.compactMap { name in
+                name.hasPrefix("--") ? ProfileKey.forLong(String(name.dropFirst(2))) : ProfileKey.forShort(name.last!)
+            }.first
+            #expect(key != nil, "no profile key for \(names)")
+        }
+        for key in ProfileKey.all {
+            #expect(spellings.contains(key.spelling), "\(key.name): upload has no \(key.spelling)")
+        }
+    }
+}

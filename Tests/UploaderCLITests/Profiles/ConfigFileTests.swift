@@ -1,0 +1,117 @@
+import Testing
+
+@testable import UploaderCLI
+
+@Suite("ConfigFile")
+struct ConfigFileTests {
+    static let sample = """
+        # uploads
+        [defaults]
+        retries = 3
+        headers = { X-Client = "uploader" }
+
+        [profile.pets]
+        to = "http://127.0.0.1:8080/datasets/pets/images"
+        concurrency = 2
+        stall_timeout = 12.5
+        batch = 10
+        recursive = true
+        headers = ["X-Team: pets", "Authorization: Bearer abc"]
+        fields = { album = "pets" }
+
+        [profile.work]
+        put = "https://files.example/up/"
+        """
+
+    func error(_ text: String) -> ConfigError? {
+        do {
+            _ = try ConfigFile(text: text, shownPath: "~/.config/uploader-tui/config.toml")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("defaults and profiles are read with each setting's line, values as their options take them")
+    func reads() throws {
+        let file = try ConfigFile(text: Self.sample, shownPath: "config.toml")
+        #expect(file.defaults?.entries.map(\.key.name) == ["retries", "headers"])
+        #expect(file.defaults?.entries.map(\.line) == [3, 4])
+        let pets = try file.profile("pets")
+        #expect(
+            pets.entries.map(\.key.name) == [
+                "to", "concurrency", "stall_timeout", "batch", "recursive", "headers", "fields",
+            ])
+        #expect(pets.entries.map(\.line) == [7, 8, 9, 10, 11, 12, 13])
+        #expect(
+            pets.entries.map(\.value) == [
+                .text("http://127.0.0.1:8080/datasets/pets/images"), .text("2"), .text("12.5"), .text("10"),
+                .flag(true),
+                .list(["X-Team: pets", "Authorization: Bearer abc"]), .list(["album=pets"]),
+            ])
+        #expect(file.profiles.keys.sorted() == ["pets", "work"])
+        #expect(file.holdsSecret)
+    }
+
+    @Test("a file without tokens or credential headers holds no secret")
+    func noSecret() throws {
+        let file = try ConfigFile(text: "[profile.a]\ntoken_command = \"pass show api\"\n", shownPath: "c.toml")
+        #expect(!file.holdsSecret)
+        let token = try ConfigFile(text: "[defaults]\ntoken = \"t\"\n", shownPath: "c.toml")
+        #expect(token.holdsSecret)
+    }
+
+    @Test("a TOML syntax error names the file and TOMLKit's line")
+    func syntax() throws {
+        let error = try #require(self.error("[profile.pets]\nto = \"http://x/\"\nconcurrency = = 2\n"))
+        #expect(error.code == .syntax)
+        #expect(error.line == 3)
+        #expect(error.description.hasPrefix("~/.config/uploader-tui/config.toml:3: "))
+        #expect(!error.description.contains("\n"))
+    }
+
+    @Test("a misspelt setting is named with its line and the key it was meant to be")
+    func unknownKey() throws {
+        let error = try #require(self.error("[profile.pets]\nto = \"http://x/\"\n\nconcurency = 2\n"))
+        #expect(error.code == .unknownKey)
+        #expect(
+            error.description
+                == "~/.config/uploader-tui/config.toml:4: profile 'pets' has no setting 'concurency' "
+                + "(did you mean 'concurrency'?)")
+        let far = try #require(self.error("[defaults]\nzzzzzz = 1\n"))
+        #expect(far.description == "~/.config/uploader-tui/config.toml:2: [defaults] has no setting 'zzzzzz'")
+    }
+
+    @Test("an unknown section and a value of the wrong type are named with their lines")
+    func sectionsAndTypes() throws {
+        let section = try #require(self.error("[profiles.pets]\nto = \"x\"\n"))
+        #expect(section.code == .unknownKey)
+        #expect(section.line == 1)
+        let type = try #require(self.error("[profile.pets]\nto = \"x\"\nconcurrency = \"two\"\n"))
+        #expect(type.code == .wrongType)
+        #expect(
+            type.description
+                == "~/.config/uploader-tui/config.toml:3: profile 'pets': concurrency takes an integer, not a string")
+        let flag = try #require(self.error("[profile.pets]\nrecursive = \"yes\"\n"))
+        #expect(flag.description.hasSuffix(":2: profile 'pets': recursive takes true or false, not a string"))
+    }
+
+    @Test("the first problem by line is reported, whichever profile it is in")
+    func firstByLine() throws {
+        let error = try #require(self.error("[profile.b]\nbogus_b = 1\n[profile.a]\nbogus_a = 1\n"))
+        #expect(error.line == 2)
+    }
+
+    @Test("an unknown profile lists the profiles there are")
+    func unknownProfile() throws {
+        let file = try ConfigFile(text: Self.sample, shownPath: "~/.config/uploader-tui/config.toml")
+        #expect(throws: ConfigError.self) { try file.profile("pest") }
+        do {
+            _ = try file.profile("pest")
+        } catch {
+            #expect(
+                error.description
+                    == "no profile 'pest' in ~/.config/uploader-tui/config.toml (profiles: pets, work)")
+        }
+    }
+}
