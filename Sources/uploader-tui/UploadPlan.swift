@@ -158,6 +158,10 @@ extension UploadCommand {
             throw UsageError(description: "use only one of --to, --put and --presign")
         }
 
+        // Refused before the journal or the network sees anything: such a destination cannot say what it stored.
+        if verify, case .planner(let planner) = destination, let refusal = planner.verifyRefusal {
+            throw UsageError(description: "--verify: \(refusal)")
+        }
         if let results {
             let folder = (FileScanner.absolute(results) as NSString).deletingLastPathComponent
             var isFolder: ObjCBool = false
@@ -203,7 +207,7 @@ extension UploadCommand {
             configuration: UploadSession.Configuration(
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
                 tokenRefreshes: tokenSource == nil ? 0 : 2, grace: .milliseconds(Int64(grace * 1000)),
-                imageOptions: imageOptions),
+                imageOptions: imageOptions, verify: verify),
             engineOptions: engineOptions,
             headless: headless, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,
