@@ -32,6 +32,7 @@ final class FaultInjector: Sendable {
     private let retryAfter: Int?
     private let resetRate: Double
     private let stallRate: Double
+    private let corruptRate: Double
     private let generator: NIOLockedValueBox<SplitMix64>
 
     init(configuration: ReferenceServerConfiguration) {
@@ -40,6 +41,7 @@ final class FaultInjector: Sendable {
         self.retryAfter = configuration.retryAfter
         self.resetRate = configuration.resetRate
         self.stallRate = configuration.stallRate
+        self.corruptRate = configuration.corruptRate
         let seed = configuration.seed ?? UInt64.random(in: .min ... .max)
         self.generator = NIOLockedValueBox(SplitMix64(seed: seed))
     }
@@ -58,6 +60,13 @@ final class FaultInjector: Sendable {
         if failDraw < failRate { return .fail(status: failStatus, retryAfter: retryAfter) }
         if stallDraw < stallRate { return .stall }
         return .none
+    }
+
+    /// Draws whether the next stored file gets a wrong byte (`corruptRate`); no draw when the rate is 0, so
+    /// seeds replay the same request faults as before.
+    func corruptsNextFile() -> Bool {
+        guard corruptRate > 0 else { return false }
+        return generator.withLockedValue { $0.nextUnitInterval() } < corruptRate
     }
 
     /// Aborts the connection so the client sees a transport error instead of an HTTP status.

@@ -25,10 +25,16 @@ final class FileSink {
     private let temporaryPath: String
     private var descriptor: Int32
     private var hasher = SHA256()
+    private var md5 = Insecure.MD5()
+    /// Flip the first stored byte (`--corrupt-rate`): the digests then describe the wrong bytes, as a bad disk
+    /// behind an honest server would.
+    private var corrupt: Bool
 
     /// Opens a fresh temp file in the destination folder (creating folders as needed).
-    init(destination: StoragePath) throws {
+    /// - Parameter corrupt: store the first byte inverted, so a client's read-back catches it.
+    init(destination: StoragePath, corrupt: Bool = false) throws {
         self.destination = destination
+        self.corrupt = corrupt
         self.finalPath = try destination.prepareParentDirectory()
         let folder = (finalPath as NSString).deletingLastPathComponent
         // A short fixed-shape temp name: the original name may already be near NAME_MAX.
@@ -49,9 +55,15 @@ final class FileSink {
     }
 
     /// Appends a chunk, retrying short writes and `EINTR`.
-    func write(_ buffer: ByteBuffer) throws {
+    func write(_ chunk: ByteBuffer) throws {
+        var buffer = chunk
+        if corrupt, let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) {
+            buffer.setInteger(~first, at: buffer.readerIndex)
+            corrupt = false
+        }
         try buffer.withUnsafeReadableBytes { bytes in
             hasher.update(bufferPointer: bytes)
+            md5.update(bufferPointer: bytes)
             var offset = 0
             while offset < bytes.count {
                 let written = posixWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
@@ -64,6 +76,9 @@ final class FileSink {
         }
         size += buffer.readableBytes
     }
+
+    /// The MD5 of everything written, as lowercase hex (an S3-style ETag without its quotes).
+    var md5Hex: String { md5.finalize().hexString }
 
     /// Closes the temp file and atomically renames it to the final name.
     /// - Returns: the SHA-256 of everything written, as lowercase hex.

@@ -38,6 +38,7 @@ final class MultipartReceiver {
     private var headers: [(name: String, value: String)] = []
     private var current: Part?
     private var partsCompleted = 0
+    private let corrupts: () -> Bool
 
     /// Files stored so far, in arrival order.
     private(set) var files: [ReceivedFile] = []
@@ -52,7 +53,12 @@ final class MultipartReceiver {
     ///   - rootRelativeBase: that folder relative to the server root (`datasets/<id>`).
     ///   - storesFiles: false to parse and fingerprint the body without writing anything (a
     ///     replayed request); ``files`` then stays empty.
-    init(boundary: String, baseDirectory: String, rootRelativeBase: String, storesFiles: Bool = true) {
+    ///   - corrupts: asked once per stored file whether to store it with a wrong byte (`--corrupt-rate`).
+    init(
+        boundary: String, baseDirectory: String, rootRelativeBase: String, storesFiles: Bool = true,
+        corrupts: @escaping () -> Bool = { false }
+    ) {
+        self.corrupts = corrupts
         self.parser = MultipartStreamParser(boundary: boundary)
         self.baseDirectory = baseDirectory
         self.rootRelativeBase = rootRelativeBase
@@ -148,7 +154,7 @@ final class MultipartReceiver {
             contentType: (contentType?.isEmpty ?? true) ? "application/octet-stream" : contentType!,
             destination: destination)
         guard storesFiles else { return .unstoredFile(SHA256(), received) }
-        return .file(try FileSink(destination: destination), received)
+        return .file(try FileSink(destination: destination, corrupt: corrupts()), received)
     }
 }
 

@@ -234,8 +234,7 @@ struct ObjectRoutes: Sendable {
     ) async throws -> (RecordedResponse, RequestFingerprint) {
         let key = claims.key
         let maxBytes = claims.maxBytes
-        let sink = try FileSink(destination: destination)
-        var md5 = Insecure.MD5()
+        let sink = try FileSink(destination: destination, corrupt: faults.corruptsNextFile())
         var tooLarge = false
         do {
             for try await chunk in request.body {
@@ -246,7 +245,6 @@ struct ObjectRoutes: Sendable {
                     sink.abort()
                     continue
                 }
-                chunk.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
                 try sink.write(chunk)
             }
         } catch {
@@ -262,7 +260,8 @@ struct ObjectRoutes: Sendable {
             throw ReferenceServerError(
                 .entityTooLarge, "EntityTooLarge: body exceeds the ticket's \(maxBytes) bytes")
         }
-        let etag = "\"" + md5.finalize().hexString + "\""
+        // Of the bytes stored, which `--corrupt-rate` may have spoilt: what a HEAD reports later.
+        let etag = "\"" + sink.md5Hex + "\""
         let sha256: String
         do {
             sha256 = try store.commit(sink, key: key, metadata: .init(contentType: claims.contentType, etag: etag))

@@ -34,6 +34,9 @@ public struct ReferenceServerConfiguration: Sendable {
     /// whose unsent rest exceeds the socket buffers cannot signal its close; such a stalled request
     /// is ended when the server stops.)
     public var stallRate: Double = 0
+    /// Probability (0...1) that a stored file gets a wrong byte; the digests the server reports (`sha256`, `ETag`)
+    /// are those of the stored bytes, so a client that reads back (`--verify`) catches it.
+    public var corruptRate: Double = 0
     /// Seeds the fault RNG so fault sequences are reproducible; random when nil.
     public var seed: UInt64? = nil
     /// Length of the queue of not-yet-accepted connections; large so bursts of parallel uploads

@@ -25,6 +25,37 @@ struct UploadRoutes: Sendable {
         router.put("files/**") { request, context in
             try await putFile(request, context: context)
         }
+        router.get("files/**") { request, context in
+            try await getFile(request, context: context)
+        }
+        // As for /objects/**: no automatic HEAD for catch-all routes. The ETag is what a client's `--verify` reads.
+        router.head("files/**") { request, context in
+            try await getFile(request, context: context).createHeadResponse()
+        }
+    }
+
+    /// `GET /files/{path...}`: the stored bytes with an ETag of their MD5 (as S3 gives for a single PUT).
+    func getFile(_ request: Request, context: UploadRequestContext) async throws -> Response {
+        let rawPath = context.parameters.getCatchAll().map(StoragePath.percentDecoded).joined(separator: "/")
+        let stored = try StoragePath(sanitising: rawPath, baseDirectory: root + "/files", rootRelativeBase: "files")
+        let base = StoragePath.resolved(root + "/files")
+        let real = StoragePath.resolved(stored.absolutePath)
+        var isDirectory: ObjCBool = false
+        guard real.hasPrefix(base + "/"), FileManager.default.fileExists(atPath: real, isDirectory: &isDirectory),
+            !isDirectory.boolValue
+        else {
+            throw ReferenceServerError(.notFound, "no such file: \(stored.rootRelativePath)")
+        }
+        // Hashed per request, off the event loop: files here are few and this is a test peer.
+        let md5: String = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(with: Result { try ObjectRoutes.md5Hex(ofFileAt: real) })
+            }
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: real)[.size] as? Int) ?? nil
+        var headers: HTTPFields = [.eTag: "\"\(md5)\"", .contentType: "application/octet-stream"]
+        if let size { headers[.contentLength] = String(size) }
+        return Response(status: .ok, headers: headers, body: try await FileIO().loadFile(path: real, context: context))
     }
 
     /// `POST /datasets/{id}/images`: stream multipart parts to disk, then run the modeling step;
@@ -55,7 +86,8 @@ struct UploadRoutes: Sendable {
     ) async throws -> (RecordedResponse, RequestFingerprint) {
         let datasetDirectory = root + "/datasets/" + datasetID
         let receiver = MultipartReceiver(
-            boundary: boundary, baseDirectory: datasetDirectory, rootRelativeBase: "datasets/" + datasetID)
+            boundary: boundary, baseDirectory: datasetDirectory, rootRelativeBase: "datasets/" + datasetID,
+            corrupts: faults.corruptsNextFile)
         do {
             try await Self.receive(request, into: receiver, context: context)
         } catch {
@@ -117,7 +149,7 @@ struct UploadRoutes: Sendable {
     private func storeFile(
         _ request: Request, context: UploadRequestContext, destination: StoragePath
     ) async throws -> (RecordedResponse, RequestFingerprint) {
-        let sink = try FileSink(destination: destination)
+        let sink = try FileSink(destination: destination, corrupt: faults.corruptsNextFile())
         let sha256: String
         do {
             for try await chunk in request.body {

@@ -95,8 +95,10 @@ public actor HeadlessReporter {
             let location = file.result?.location.map { " " + Sanitizer.displayName($0) } ?? ""
             let mediaID = file.result?.mediaID.map { " mediaID=" + Sanitizer.displayName($0) } ?? ""
             let status = file.httpStatus.map { " HTTP \($0)" } ?? ""
+            let verified = file.result?.verified == nil ? "" : " verified"
             output.standardError(
-                "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)\(mediaID)")
+                "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)\(mediaID)"
+                    + verified)
         case .failed:
             // The cause may quote the server's words: escaped like a name before it reaches the terminal.
             let error = file.error.map { Sanitizer.displayName($0.forFile(file.name).description) } ?? "\(name): failed"
@@ -116,7 +118,7 @@ public actor HeadlessReporter {
                     "prepared  \(name)\(renamed) \(p.width)×\(p.height), \(Format.bytes(p.originalSize)) → "
                         + Format.bytes(p.size))
             }
-        case .queued, .preparing, .started, .modeling:
+        case .queued, .preparing, .started, .modeling, .verifying:
             break
         }
         if clock.now - lastFlush >= Self.flushInterval { flush() }
@@ -160,8 +162,10 @@ public actor HeadlessReporter {
         let doneBytes = snapshot.files.filter { $0.phase == .done }.reduce(Int64(0)) { $0 + $1.size }
         let rate = seconds > 0 ? Double(doneBytes) / seconds : 0
         let saved = p.bytesSaved > 0 ? ", \(Format.bytes(p.bytesSaved)) saved by preparing" : ""
+        let verified = c.verified > 0 ? " (\(c.verified) verified)" : ""
         output.standardError(
-            "\(c.total) files: \(c.done) done, \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
+            "\(c.total) files: \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, "
+                + "\(c.skipped) skipped"
                 + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))\(saved)")
         defer { flush() }
         guard json else { return }
@@ -172,6 +176,7 @@ public actor HeadlessReporter {
         line.add("failed", c.failed)
         line.add("cancelled", c.cancelled)
         line.add("skipped", c.skipped)
+        if c.verified > 0 { line.add("verified", c.verified) }
         line.add("bytes", doneBytes)
         line.add("bytes_saved", p.bytesSaved)
         line.add("seconds", seconds)
@@ -203,6 +208,8 @@ public actor HeadlessReporter {
             line.add("result", nil as String?)
         }
         line.add("location", file.result?.location)
+        // Only with --verify, once the stored copy matched: the digest both sides agree on.
+        if let verified = file.result?.verified { line.add("verified", verified) }
         line.add("error", file.error.map { $0.forFile(file.name).description })
         if let reason = file.skipReason { line.add("reason", reason) }
         if let preparation = file.preparation {

@@ -44,6 +44,8 @@ public struct RunLog: Sendable {
             logger.debug("started", metadata: metadata)
         case .modeling:
             logger.debug("sent, waiting for the server's answer", metadata: metadata)
+        case .verifying:
+            logger.debug("reading back what the server stored", metadata: metadata)
         case .prepared:
             let p = file.preparation
             logger.info(
@@ -52,6 +54,7 @@ public struct RunLog: Sendable {
         case .done:
             if let status = file.httpStatus { metadata["http"] = "\(status)" }
             if let location = file.result?.location { metadata["location"] = "\(Redactor.url(location))" }
+            if let verified = file.result?.verified { metadata["verified"] = "\(verified)" }
             logger.info("done, \(file.size) bytes", metadata: metadata)
         case .retrying:
             logger.warning("retrying: \(file.error?.summary ?? "error")", metadata: metadata)

@@ -52,6 +52,9 @@ struct UploaderServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("stall-rate"), help: ArgumentHelp("Probability (0-1) that an upload stalls: one body chunk is read, then nothing is read or answered until the client gives up.", valueName: "p"))
     var stallRate: Double = 0
 
+    @Option(name: .customLong("corrupt-rate"), help: ArgumentHelp("Probability (0-1) that a stored file gets a wrong byte; the sha256 and ETag reported are of the stored bytes, so a client's --verify catches it.", valueName: "p"))
+    var corruptRate: Double = 0
+
     @Option(help: ArgumentHelp("Seed for the fault generator, for reproducible fault sequences.", valueName: "n"))
     var seed: UInt64?
 
@@ -74,8 +77,10 @@ struct UploaderServerCommand: AsyncParsableCommand {
     var portFile: String?
 
     func validate() throws {
-        guard (0...1).contains(failRate), (0...1).contains(resetRate), (0...1).contains(stallRate) else {
-            throw ValidationError("--fail-rate, --reset-rate and --stall-rate must be between 0 and 1.")
+        guard (0...1).contains(failRate), (0...1).contains(resetRate), (0...1).contains(stallRate),
+            (0...1).contains(corruptRate)
+        else {
+            throw ValidationError("--fail-rate, --reset-rate, --stall-rate and --corrupt-rate must be between 0 and 1.")
         }
         if let tokenTTL, !(tokenTTL > 0 && tokenTTL.isFinite) {
             throw ValidationError("--token-ttl must be a positive number of seconds.")
@@ -100,6 +105,7 @@ struct UploaderServerCommand: AsyncParsableCommand {
         configuration.retryAfter = retryAfter
         configuration.resetRate = resetRate
         configuration.stallRate = stallRate
+        configuration.corruptRate = corruptRate
         configuration.seed = seed
         configuration.ticketTTL = ticketTTL
         configuration.ticketSecret = ticketSecret

@@ -159,6 +159,14 @@ struct UploadCommand: ParsableCommand {
     @OptionGroup(title: "TLS and proxies")
     var tls: TLSOptions
 
+    @Flag(
+        help: """
+            After each file is sent, read back what the server stored and compare digests: S3 and presigned \
+            uploads by HEAD ETag, --put by HEAD ETag or a hashed GET, --to by the sha256 in the server's answer. A \
+            mismatch fails the file (verifyMismatch).
+            """)
+    var verify = false
+
     @Flag(help: "Cancel the rest of the batch at the first failure.")
     var failFast = false
 

@@ -174,6 +174,10 @@ extension UploadCommand {
             throw UsageError(description: "use only one of --to, --put and --presign")
         }
 
+        // Refused before the journal or the network sees anything: such a destination cannot say what it stored.
+        if verify, case .planner(let planner) = destination, let refusal = planner.verifyRefusal {
+            throw UsageError(description: "--verify: \(refusal)")
+        }
         if let results {
             let folder = (FileScanner.absolute(results) as NSString).deletingLastPathComponent
             var isFolder: ObjCBool = false
@@ -230,7 +234,7 @@ extension UploadCommand {
             configuration: UploadSession.Configuration(
                 concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
                 tokenRefreshes: tokenSource == nil ? 0 : 2, grace: .milliseconds(Int64(grace * 1000)),
-                imageOptions: imageOptions, bandwidthLimit: bandwidthLimit),
+                imageOptions: imageOptions, bandwidthLimit: bandwidthLimit, verify: verify),
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,

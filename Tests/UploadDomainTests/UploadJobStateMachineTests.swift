@@ -73,4 +73,27 @@ struct UploadJobStateMachineTests {
         #expect(machine.interrupted() == .enqueue)
         #expect(machine.phase == .queued)
     }
+
+    @Test("--verify: after the answer the file is verifying, then done or failed; a cancel tears the read-back down")
+    func verifying() {
+        var machine = Machine()
+        _ = machine.start()
+        #expect(machine.allSent() == .emit(.modeling))
+        #expect(machine.verifyBegan() == .emit(.verifying))
+        #expect(machine.phase == .verifying)
+        #expect(machine.isInFlight)
+        #expect(machine.succeeded() == .emit(.done))
+
+        var mismatched = Machine()
+        _ = mismatched.start()
+        #expect(mismatched.verifyBegan() == .emit(.verifying))
+        #expect(mismatched.failed(retryAfter: nil) == .emit(.failed))
+
+        var cancelled = Machine()
+        _ = cancelled.start()
+        _ = cancelled.verifyBegan()
+        #expect(cancelled.cancel() == .cancelTransfer)
+        #expect(cancelled.verifyBegan() == .none)
+        #expect(cancelled.failed(retryAfter: nil) == .emit(.cancelled))
+    }
 }

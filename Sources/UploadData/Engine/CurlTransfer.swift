@@ -1,4 +1,5 @@
 import CCurl
+import Crypto
 import Foundation
 import Synchronization
 import UploadDomain
@@ -25,6 +26,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var fileBodies: [FileBody] = []
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var body: [UInt8] = []
+    /// Digests of the response body, for a read-back (`request.digestsResponseBody`).
+    private var bodySHA256 = SHA256()
+    private var bodyMD5 = Insecure.MD5()
+    private var bodyBytes: Int64 = 0
     private var headers: [String: String] = [:]
     private var stallWatch: StallWatch
     private var paused = false
@@ -106,6 +111,12 @@ final class CurlTransfer: @unchecked Sendable {
             try check(
                 copy.withUnsafeMutableBytes { ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
             if request.method != .post { try set(CURLOPT_CUSTOMREQUEST, request.method.rawValue) }
+        case .none:
+            switch request.method {
+            case .get: break
+            case .head: try set(CURLOPT_NOBODY, 1)
+            default: try set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
+            }
         }
         for line in lines { headerList = ccurl_slist_append(headerList, line) }
         try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
@@ -178,9 +189,15 @@ final class CurlTransfer: @unchecked Sendable {
     func response() -> TransferResponse {
         var status = 0
         if let easy { _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
-        return TransferResponse(
+        var response = TransferResponse(
             status: status, headers: headers, body: String(decoding: body, as: UTF8.self),
             contentHashes: fileBodies.map(\.contentHash))
+        if request.digestsResponseBody {
+            response.bodyDigest = BodyDigest(
+                md5: URIEncoding.hex(bodyMD5.finalize()), sha256: URIEncoding.hex(bodySHA256.finalize()),
+                size: bodyBytes)
+        }
+        return response
     }
 
     /// The error for a libcurl failure code, with libcurl's own words.
@@ -271,6 +288,14 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: - Callback bodies (curl thread)
 
     func appendBody(_ bytes: UnsafeRawBufferPointer) {
+        if request.digestsResponseBody {
+            // A stored file of any size: hashed as it streams; only a start is kept, for an error's excerpt.
+            bodySHA256.update(bufferPointer: bytes)
+            bodyMD5.update(bufferPointer: bytes)
+            bodyBytes += Int64(bytes.count)
+            if body.count < 4096 { body.append(contentsOf: bytes.prefix(4096 - body.count)) }
+            return
+        }
         let room = Self.responseCap - body.count
         if room > 0 { body.append(contentsOf: bytes.prefix(room)) }
     }
@@ -286,8 +311,15 @@ final class CurlTransfer: @unchecked Sendable {
     /// True (abort) once the upload has sent nothing for the stall timeout. Waiting for the bandwidth cap is not
     /// a stall: with many transfers sharing a low cap, each may wait seconds for its turn.
     func checkStall(sent: Int64, total: Int64) -> Bool {
+        // A read-back sends nothing: the bytes it receives are its progress.
+        if case .none = request.body { return checkStall(received: bodyBytes) }
         let held = paused || throttle?.isWaiting == true
         stalled = stallWatch.isStalled(sent: sent, total: total, paused: held, now: StallWatch.now())
+        return stalled
+    }
+
+    private func checkStall(received: Int64) -> Bool {
+        stalled = stallWatch.isStalled(sent: received, total: 0, paused: paused, now: StallWatch.now())
         return stalled
     }
 

@@ -61,6 +61,11 @@ enum JournalSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        // Named for what it adds rather than "v2", so branches that add columns do not collide on the name.
+        migrator.registerMigration("files.verified") { db in
+            // The digest `--verify` found the stored copy to have; NULL for a file not verified.
+            try db.execute(sql: "ALTER TABLE files ADD COLUMN verified TEXT")
+        }
         return migrator
     }
 

@@ -219,6 +219,7 @@ final class JournalWriter: Sendable {
         var location: String?
         var error: String?
         var contentHash: String?
+        var verified: String?
         let phase: String
         switch entry.outcome {
         case .started:
@@ -230,6 +231,7 @@ final class JournalWriter: Sendable {
             mediaID = result?.mediaID
             location = result?.location
             contentHash = result?.contentHash
+            verified = result?.verified
         case .failed(let failure):
             phase = "failed"
             status = failure.httpStatus
@@ -244,8 +246,8 @@ final class JournalWriter: Sendable {
         try db.cachedStatement(
             sql: """
                 INSERT INTO files (path, destination, size, mtime, phase, attempts, http_status, response,
-                    media_id, location, error, run_id, updated_at, content_hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    media_id, location, error, run_id, updated_at, content_hash, verified)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (path, destination) DO UPDATE SET
                     content_hash = CASE
                         WHEN excluded.content_hash IS NOT NULL THEN excluded.content_hash
@@ -253,11 +255,12 @@ final class JournalWriter: Sendable {
                     size = excluded.size, mtime = excluded.mtime, phase = excluded.phase,
                     attempts = excluded.attempts, http_status = excluded.http_status, response = excluded.response,
                     media_id = excluded.media_id, location = excluded.location, etag = NULL,
-                    error = excluded.error, run_id = excluded.run_id, updated_at = excluded.updated_at
+                    error = excluded.error, run_id = excluded.run_id, updated_at = excluded.updated_at,
+                    verified = excluded.verified
                 """
         ).execute(arguments: [
             entry.item.path, entry.destination, entry.item.size, entry.item.modified, phase, entry.attempt,
-            status, response, mediaID, location, error, runID, time, contentHash,
+            status, response, mediaID, location, error, runID, time, contentHash, verified,
         ])
     }
 

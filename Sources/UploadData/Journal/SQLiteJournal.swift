@@ -200,6 +200,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         var location: String?
         var error: String?
         var runID: Int64
+        var verified: String? = nil
     }
 
     /// The row for `path` at `destination`, after a flush.
@@ -209,7 +210,8 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
             try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT phase, attempts, content_hash, http_status, response, media_id, location, error, run_id
+                    SELECT phase, attempts, content_hash, http_status, response, media_id, location, error, run_id,
+                        verified
                     FROM files WHERE path = ? AND destination = ?
                     """,
                 arguments: [path, destination]
@@ -217,7 +219,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
                 StoredFile(
                     phase: $0[0], attempts: $0[1], contentHash: $0[2], httpStatus: $0[3], response: $0[4],
                     mediaID: $0[5],
-                    location: $0[6], error: $0[7], runID: $0[8])
+                    location: $0[6], error: $0[7], runID: $0[8], verified: $0[9])
             }
         }
     }

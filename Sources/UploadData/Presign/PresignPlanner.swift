@@ -67,6 +67,11 @@ public final class PresignPlanner: RequestPlanner {
         }
     }
 
+    /// The URL the file was (or will be) sent to; a secret, never printed.
+    func ticketURL(for item: UploadItem) -> String? {
+        state.withLock { $0.tickets[item.id]?.uploadURL }
+    }
+
     /// A 403 on a ticket means it expired (or was refused): fetch a new one for that file, once.
     public func renewsRequest(after error: UploadError, for item: UploadItem) -> Bool {
         guard error.httpStatus == 403 else { return false }

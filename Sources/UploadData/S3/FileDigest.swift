@@ -2,10 +2,13 @@ import Crypto
 import Foundation
 import UploadDomain
 
-/// SHA-256 (hex, for SigV4's signed payload) and MD5 (base64, for Content-MD5) of a file range, read once.
+/// SHA-256 (hex, for SigV4's signed payload) and MD5 (base64, for Content-MD5; hex, for an ETag) of a file range,
+/// read once.
 struct FileDigest {
     let sha256Hex: String
-    let md5Base64: String
+    let md5: [UInt8]
+    var md5Base64: String { Data(md5).base64EncodedString() }
+    var md5Hex: String { URIEncoding.hex(md5) }
 
     /// Reads `length` bytes from `offset` in 1 MiB chunks, so memory stays flat for any part size.
     static func of(_ item: UploadItem, offset: Int64 = 0, length: Int64? = nil) throws(UploadError) -> FileDigest {
@@ -38,6 +41,6 @@ struct FileDigest {
         }
         return FileDigest(
             sha256Hex: sha.finalize().map { String(format: "%02x", $0) }.joined(),
-            md5Base64: Data(md5.finalize()).base64EncodedString())
+            md5: Array(md5.finalize()))
     }
 }

@@ -26,6 +26,11 @@ public struct UploadError: Error, Sendable, Equatable {
         /// TLS refused: a certificate not trusted, a client certificate missing or refused, a failed handshake.
         /// Another attempt would meet the same certificates, so it is not retried.
         case tlsFailed
+        /// `--verify` read back a different digest than the bytes sent: the stored copy is wrong. Not retried:
+        /// a server that honours the request's Idempotency-Key would answer a repeat with the same copy.
+        case verifyMismatch
+        /// `--verify` cannot learn what the server stored (no digest in its answer, no ETag, no read access).
+        case verifyUnavailable
     }
 
     public var code: Code
@@ -118,6 +123,8 @@ extension UploadError: CustomStringConvertible {
         case .imageTooLarge: return "image too large" + (cause.map { ": \($0)" } ?? "")
         case .preparedCopyUnwritable: return "cannot write the prepared copy" + (cause.map { " \($0)" } ?? "")
         case .tlsFailed: return "tls: " + (cause ?? "handshake failed")
+        case .verifyMismatch: return "stored copy differs" + (cause.map { ": \($0)" } ?? "")
+        case .verifyUnavailable: return "cannot verify" + (cause.map { ": \($0)" } ?? "")
         }
     }
 }

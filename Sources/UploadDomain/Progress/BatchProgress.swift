@@ -5,10 +5,13 @@ public struct PhaseCounts: Sendable, Equatable {
     public var willStart = 0
     public var uploading = 0
     public var modeling = 0
+    public var verifying = 0
     public var done = 0
     public var failed = 0
     public var cancelled = 0
     public var skipped = 0
+    /// Done files whose stored copy was read back and matched (`--verify`); a part of `done`.
+    public var verified = 0
 
     /// Creates empty counts.
     public init() {}
@@ -26,6 +29,7 @@ public struct PhaseCounts: Sendable, Equatable {
         case .willStart: willStart += 1
         case .uploading: uploading += 1
         case .modeling: modeling += 1
+        case .verifying: verifying += 1
         case .done: done += 1
         case .failed: failed += 1
         case .cancelled: cancelled += 1
@@ -41,6 +45,7 @@ public struct PhaseCounts: Sendable, Equatable {
         case .willStart: willStart -= 1
         case .uploading: uploading -= 1
         case .modeling: modeling -= 1
+        case .verifying: verifying -= 1
         case .done: done -= 1
         case .failed: failed -= 1
         case .cancelled: cancelled -= 1
@@ -49,7 +54,7 @@ public struct PhaseCounts: Sendable, Equatable {
     }
 
     /// Files with a request in flight.
-    public var active: Int { willStart + uploading + modeling }
+    public var active: Int { willStart + uploading + modeling + verifying }
     public var total: Int { queued + preparing + active + done + failed + cancelled + skipped }
     /// Files that still have work ahead.
     public var pending: Int { queued + preparing + active }

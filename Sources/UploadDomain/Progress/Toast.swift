@@ -19,7 +19,7 @@ public enum Toast: Sendable, Equatable {
                 counts.failed + counts.cancelled > 0 ? .fail(failed: counts.failed, cancelled: counts.cancelled) : .done
         } else if counts.queued == 0, counts.preparing == 0, counts.willStart == 0, counts.uploading == 0 {
             self = .modeling
-        } else if progress.bytesSent == 0, counts.modeling == 0, counts.done == 0 {
+        } else if progress.bytesSent == 0, counts.modeling == 0, counts.verifying == 0, counts.done == 0 {
             self = .willStart
         } else {
             self = .uploading(fraction: progress.fraction)

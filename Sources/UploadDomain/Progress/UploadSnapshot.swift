@@ -115,7 +115,7 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
 
     /// Sent / size, 0...1 (an empty file that is done counts as 1).
     public var fraction: Double {
-        if size == 0 { return phase == .done || phase == .modeling ? 1 : 0 }
+        if size == 0 { return [.done, .modeling, .verifying].contains(phase) ? 1 : 0 }
         return min(1, Double(sent) / Double(size))
     }
 }

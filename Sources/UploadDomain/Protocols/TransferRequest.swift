@@ -10,12 +10,16 @@ public struct TransferRequest: Sendable {
         case fileRange(UploadItem, offset: Int64, length: Int64, contentType: String?)
         /// A small in-memory body, such as a JSON request to an API.
         case bytes([UInt8], contentType: String)
+        /// No body: a `GET` or `HEAD` that reads back a stored file (`--verify`).
+        case none
     }
 
     public enum Method: String, Sendable {
         case post = "POST"
         case put = "PUT"
         case delete = "DELETE"
+        case get = "GET"
+        case head = "HEAD"
     }
 
     public var method: Method
@@ -25,6 +29,9 @@ public struct TransferRequest: Sendable {
     /// Sent as `Authorization: Bearer …`; kept apart so it can be redacted everywhere.
     public var bearerToken: String?
     public var body: Body
+    /// Hash the response body as it streams (MD5 and SHA-256, see `TransferResponse.bodyDigest`) instead of
+    /// keeping it: a read-back of a stored file of any size in flat memory.
+    public var digestsResponseBody = false
 
     /// Creates a request.
     public init(method: Method, url: String, headers: [HTTPHeader], bearerToken: String?, body: Body) {
@@ -40,7 +47,7 @@ public struct TransferRequest: Sendable {
         switch body {
         case .multipart(_, _, let files): files
         case .file(let item, _), .fileRange(let item, _, _, _): [item]
-        case .bytes: []
+        case .bytes, .none: []
         }
     }
 }

@@ -8,6 +8,8 @@ public struct TransferResponse: Sendable, Equatable {
     /// The content hash of each file the request carried, in the request's order, where the transport
     /// computed it while sending the whole file; empty or nil entries are hashed later by the journal.
     public var contentHashes: [String?]
+    /// The digests of the whole response body, for a request that asked for them (`digestsResponseBody`).
+    public var bodyDigest: BodyDigest?
 
     /// Creates a response.
     public init(status: Int, headers: [String: String] = [:], body: String = "", contentHashes: [String?] = []) {
@@ -15,6 +17,14 @@ public struct TransferResponse: Sendable, Equatable {
         self.headers = headers
         self.body = body
         self.contentHashes = contentHashes
+    }
+
+    /// The quoted `ETag` without its quotes (and without a weak `W/` prefix), when the server sent one.
+    public var etag: String? {
+        guard var tag = headers["etag"]?.trimmingSpaces, !tag.isEmpty else { return nil }
+        if tag.hasPrefix("W/") { tag.removeFirst(2) }
+        if tag.count >= 2, tag.first == "\"", tag.last == "\"" { tag = String(tag.dropFirst().dropLast()) }
+        return tag
     }
 
     /// True for 2xx.

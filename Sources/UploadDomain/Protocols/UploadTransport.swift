@@ -46,6 +46,13 @@ public protocol RequestPlanner: Sendable {
     func upload(
         _ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe, slots: TransferSlots
     ) async throws -> TransferResponse
+    /// Nil when this destination can read back what it stored (`--verify`), else why it cannot, in a few words
+    /// for a usage error: checked before anything is sent.
+    var verifyRefusal: String? { get }
+    /// Reads back what the server stored for each file of a successful upload and compares it with the bytes
+    /// sent (`--verify`): one outcome per file, in the order of `items`.
+    func verify(_ items: [UploadItem], response: TransferResponse, via transport: any UploadTransport) async
+        -> [Verification]
 }
 
 extension RequestPlanner {
@@ -54,6 +61,14 @@ extension RequestPlanner {
         _ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe, slots: TransferSlots
     ) async throws -> TransferResponse {
         try await transport.send(try await request(for: items), probe: probe)
+    }
+
+    public var verifyRefusal: String? { "this destination has no way to report what it stored" }
+
+    public func verify(_ items: [UploadItem], response: TransferResponse, via transport: any UploadTransport) async
+        -> [Verification]
+    {
+        items.map { .unavailable("this destination has no way to report what it stored", file: $0.relativePath) }
     }
 
     /// Most destinations have nothing to renew.

@@ -2,7 +2,7 @@
 public struct UploadEvent: Sendable {
     /// Which change this is (NDJSON `event`).
     public enum Kind: String, Sendable {
-        case queued, preparing, prepared, started, modeling, done, failed, cancelled, skipped, retrying
+        case queued, preparing, prepared, started, modeling, verifying, done, failed, cancelled, skipped, retrying
     }
 
     public var kind: Kind

@@ -12,8 +12,12 @@ public struct UploadJob: Sendable {
             case willStart
             /// -> modeling (allSent), done/failed/queued (finished), cancelling (cancel)
             case uploading
-            /// Every byte sent; waiting for the response. -> done/failed/queued (finished), cancelling (cancel)
+            /// Every byte sent; waiting for the response. -> verifying (verifyBegan), done/failed/queued (finished),
+            /// cancelling (cancel)
             case modeling
+            /// The server answered; its stored copy is being read back. -> done/failed/queued (finished),
+            /// cancelling (cancel)
+            case verifying
             /// Cancel asked, transfer still winding down. -> cancelled, or done if the response won the race
             case cancelling
             /// Backing off before another attempt. -> queued (backoffElapsed), cancelled (cancel)
@@ -53,6 +57,7 @@ public struct UploadJob: Sendable {
             case .willStart: .willStart
             case .uploading: .uploading
             case .modeling, .cancelling: .modeling
+            case .verifying: .verifying
             case .done: .done
             case .failed: .failed
             case .cancelled: .cancelled
@@ -63,7 +68,7 @@ public struct UploadJob: Sendable {
         /// True while a transfer for the file is in flight (including one being cancelled).
         public var isInFlight: Bool {
             switch state {
-            case .willStart, .uploading, .modeling, .cancelling: true
+            case .willStart, .uploading, .modeling, .verifying, .cancelling: true
             default: false
             }
         }
@@ -94,10 +99,21 @@ public struct UploadJob: Sendable {
             }
         }
 
+        /// The server answered with success and its stored copy is read back (`--verify`).
+        public mutating func verifyBegan() -> Action {
+            switch state {
+            case .willStart, .uploading, .modeling:
+                state = .verifying
+                return .emit(.verifying)
+            default:
+                return .none  // cancelling: the read-back is torn down with the request
+            }
+        }
+
         /// The server answered with success.
         public mutating func succeeded() -> Action {
             switch state {
-            case .willStart, .uploading, .modeling, .cancelling:
+            case .willStart, .uploading, .modeling, .verifying, .cancelling:
                 state = .done
                 return .emit(.done)
             default:
@@ -111,7 +127,7 @@ public struct UploadJob: Sendable {
             case .cancelling:
                 state = .cancelled
                 return .emit(.cancelled)
-            case .willStart, .uploading, .modeling:
+            case .willStart, .uploading, .modeling, .verifying:
                 if let retryAfter {
                     state = .waitingToRetry
                     return .scheduleRetry(after: retryAfter)
@@ -129,7 +145,7 @@ public struct UploadJob: Sendable {
             case .cancelling:
                 state = .cancelled
                 return .emit(.cancelled)
-            case .willStart, .uploading, .modeling:
+            case .willStart, .uploading, .modeling, .verifying:
                 state = .queued
                 return .enqueue
             default:
@@ -172,7 +188,7 @@ public struct UploadJob: Sendable {
             case .queued, .waitingToRetry, .preparing:
                 state = .cancelled
                 return .emit(.cancelled)
-            case .willStart, .uploading, .modeling:
+            case .willStart, .uploading, .modeling, .verifying:
                 state = .cancelling
                 return .cancelTransfer
             case .cancelling, .done, .failed, .cancelled, .skipped:

@@ -18,13 +18,16 @@ public actor UploadSession {
         public var preparingWorkers: Int
         /// The cap on the upload rate of all transfers together (`--bwlimit`), bytes per second; nil for none.
         public var bandwidthLimit: Int64?
+        /// Read back what the server stored for each file before calling it done (`--verify`).
+        public var verify: Bool
 
         /// Creates a configuration.
         public init(
             concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false,
             tokenRefreshes: Int = 0, grace: Duration = .seconds(10), imageOptions: ImageOptions = ImageOptions(),
-            preparingWorkers: Int = 2, bandwidthLimit: Int64? = nil
+            preparingWorkers: Int = 2, bandwidthLimit: Int64? = nil, verify: Bool = false
         ) {
+            self.verify = verify
             self.concurrency = concurrency
             self.retryPolicy = retryPolicy
             self.failFast = failFast
@@ -364,17 +367,26 @@ public actor UploadSession {
         let transport = self.transport
         let planner = self.planner
         let slots = self.slots
+        let verify = configuration.verify
         // On the transport's thread when it has one: the transfer's end resumes this task where it happened.
         let task = Task(executorPreference: executor) { [weak self] in
-            let outcome: Result<TransferResponse, UploadError>
+            var outcome: Result<TransferResponse, UploadError>
+            var checks: [Verification] = []
             do {
-                outcome = .success(try await planner.upload(items, via: transport, probe: probe, slots: slots))
+                let response = try await planner.upload(items, via: transport, probe: probe, slots: slots)
+                outcome = .success(response)
+                // The read-back holds the request's slot: it is part of getting the file done.
+                if verify, response.isSuccess {
+                    await self?.verifyBegan(requestID: requestID)
+                    checks = await planner.verify(items, response: response, via: transport)
+                    if Task.isCancelled { outcome = .failure(UploadError(.cancelled)) }
+                }
             } catch let error as UploadError {
                 outcome = .failure(error)
             } catch {
                 outcome = .failure(UploadError(.cancelled))
             }
-            await self?.requestFinished(requestID: requestID, outcome: outcome)
+            await self?.requestFinished(requestID: requestID, outcome: outcome, checks: checks)
         }
         running[requestID] = RunningRequest(task: task, fileIDs: ids, probe: probe, offsets: offsets, payload: payload)
     }
@@ -384,7 +396,15 @@ public actor UploadSession {
         for id in request.fileIDs { apply(files[id].machine.allSent(), to: id) }
     }
 
-    private func requestFinished(requestID: Int, outcome: Result<TransferResponse, UploadError>) {
+    private func verifyBegan(requestID: Int) {
+        guard let request = running[requestID] else { return }
+        for id in request.fileIDs { apply(files[id].machine.verifyBegan(), to: id) }
+    }
+
+    /// - Parameter checks: with `--verify`, one read-back outcome per file of a successful response.
+    private func requestFinished(
+        requestID: Int, outcome: Result<TransferResponse, UploadError>, checks: [Verification] = []
+    ) {
         guard let request = running.removeValue(forKey: requestID) else { return }
         slots.releaseQuietly()  // the pump below uses it
         let ids = request.fileIDs
@@ -396,11 +416,26 @@ public actor UploadSession {
         switch outcome {
         case .success(let response) where response.isSuccess:
             let results = planner.results(for: ids.map { files[$0].sendItem }, response: response)
+            var unverifiable = false
             for (index, id) in ids.enumerated() {
                 files[id].result = index < results.count ? results[index] : nil
                 if index < response.contentHashes.count { files[id].result?.contentHash = response.contentHashes[index] }
-                apply(files[id].machine.succeeded(), to: id)
+                guard configuration.verify else {
+                    apply(files[id].machine.succeeded(), to: id)
+                    continue
+                }
+                let file = files[id].item.relativePath
+                switch index < checks.count ? checks[index] : .unavailable("no read-back", file: file) {
+                case .verified(let digest):
+                    files[id].result?.verified = digest
+                    apply(files[id].machine.succeeded(), to: id)
+                case .failed(let error):
+                    unverifiable = unverifiable || error.code == .verifyUnavailable
+                    finishFailed(id, error: error.forFile(file))
+                }
             }
+            // The rest would meet the same server: stop at the first file it cannot report on.
+            if unverifiable, !stopping { handle(.cancelAll) }
         case .success(let response):
             for id in ids {
                 let error =
@@ -456,6 +491,7 @@ public actor UploadSession {
             switch phase {
             case .preparing: emit(.preparing, id)
             case .modeling: emit(.modeling, id)
+            case .verifying: emit(.verifying, id)
             case .done:
                 emit(.done, id)
                 discardPrepared(id)
@@ -550,7 +586,7 @@ public actor UploadSession {
         case .done: outcome = .done(file.result)
         case .failed: outcome = .failed(file.error ?? UploadError(.requestFailed, file: file.item.relativePath))
         case .cancelled: outcome = .cancelled
-        case .queued, .preparing, .prepared, .modeling, .skipped, .retrying: return
+        case .queued, .preparing, .prepared, .modeling, .verifying, .skipped, .retrying: return
         }
         journal.record(
             JournalEntry(
@@ -597,6 +633,7 @@ public actor UploadSession {
     /// Adds (`sign` 1) or takes away (-1) a row's share of the batch figures.
     private func account(_ row: FileSnapshot, sign: Int64) {
         if sign > 0 { rowCounts.add(row.phase) } else { rowCounts.remove(row.phase) }
+        if row.phase == .done, row.result?.verified != nil { rowCounts.verified += Int(sign) }
         guard row.phase != .skipped, row.phase != .cancelled else { return }
         if let preparation = row.preparation { rowBytesSaved += sign * (preparation.originalSize - preparation.size) }
         rowBytesTotal += sign * row.size
@@ -610,7 +647,7 @@ public actor UploadSession {
         var paused = false
         var rate = 0.0
         switch phase {
-        case .done, .skipped:
+        case .done, .skipped, .verifying:
             sent = file.sendSize
         case .willStart, .uploading, .modeling:
             if let requestID = file.requestID, let request = running[requestID],

@@ -80,6 +80,7 @@ extension ScreenRenderer {
         case .willStart: return file.sent > 0 ? ("uploading", .cyan, false) : ("starting", .cyan, false)
         case .uploading: return ("uploading", .cyan, false)
         case .modeling: return ("processing", .magenta, false)
+        case .verifying: return ("verifying", .magenta, false)
         case .done: return ("done", .green, false)
         case .failed: return ("failed", .red, false)
         case .cancelled: return ("cancelled", .yellow, true)

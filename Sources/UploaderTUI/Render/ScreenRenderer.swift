@@ -124,6 +124,8 @@ public struct ScreenRenderer: Sendable {
         ]
         if counts.preparing > 0 { segments.insert(("preparing \(counts.preparing)", style(.blue)), at: 1) }
         if counts.skipped > 0 { segments.append(("skipped \(counts.skipped)", style(dim: true))) }
+        // Only with --verify: a part of `done`, so it follows it.
+        if counts.verified > 0 { segments.insert(("verified \(counts.verified)", style(.green)), at: 3) }
         var separator = " " + glyphs.dot + " "
         let full = "\(counts.total) files  " + segments.map(\.0).joined(separator: separator)
         var y1x = 1
@@ -227,16 +229,19 @@ public struct ScreenRenderer: Sendable {
                 fraction: fraction)
         case .modeling:
             let waiting = counts.modeling == 1 ? "1 response" : "\(counts.modeling) responses"
+            let reading = counts.verifying == 1 ? "1 stored file" : "\(counts.verifying) stored files"
             return ToastText(
-                icon: spinner, title: "Server is processing",
-                subtitle: "Every byte is sent " + glyphs.dash + " waiting for \(waiting)",
+                icon: spinner, title: counts.modeling > 0 ? "Server is processing" : "Verifying",
+                subtitle: "Every byte is sent " + glyphs.dash
+                    + (counts.modeling > 0 ? " waiting for \(waiting)" : " reading back \(reading)"),
                 detail: "Quitting now may interrupt the upload")
         case .done:
             let uploaded = counts.done == 1 ? "1 file" : "\(counts.done) files"
             let skipped = counts.skipped > 0 ? " (\(counts.skipped) skipped)" : ""
+            let verified = counts.verified > 0 ? ", \(counts.verified) verified" : ""
             return ToastText(
                 icon: glyphs.check, title: "Upload complete",
-                subtitle: "\(uploaded) uploaded in \(Formatting.duration(snapshot.elapsed))\(skipped)",
+                subtitle: "\(uploaded) uploaded\(verified) in \(Formatting.duration(snapshot.elapsed))\(skipped)",
                 detail: "Press q to exit")
         case .fail(let failed, let cancelled):
             return ToastText(

@@ -1,0 +1,105 @@
+import Foundation
+import UploadDomain
+
+// How each destination reads back what it stored (`--verify`).
+
+extension MultipartPlanner {
+    /// One file per request: the answer's `sha256` then belongs to it alone.
+    public var verifyRefusal: String? {
+        batchSize == 1
+            ? nil : "the server answers a --batch request once for all its files; drop --batch to verify each"
+    }
+
+    /// By the `sha256` the server's answer reports (`files[0].sha256`, or `sha256` at the top), as the reference
+    /// server gives; a multipart route has no URL to read the file back from.
+    public func verify(_ items: [UploadItem], response: TransferResponse, via transport: any UploadTransport) async
+        -> [Verification]
+    {
+        let json = try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]
+        let listed = (json?["files"] as? [[String: Any]]).flatMap { $0.count == items.count ? $0 : nil }
+        return items.enumerated().map { index, item in
+            let stored = (listed?[index]["sha256"] as? String) ?? (items.count == 1 ? json?["sha256"] as? String : nil)
+            guard let stored else {
+                return .unavailable("the server's answer names no sha256", file: item.relativePath)
+            }
+            do throws(UploadError) {
+                let local = try FileDigest.of(item)
+                return .compare(kind: "sha256", sent: local.sha256Hex, stored: stored, file: item.relativePath)
+            } catch {
+                return .failed(error)
+            }
+        }
+    }
+}
+
+extension PutPlanner {
+    public var verifyRefusal: String? { nil }
+
+    /// A `HEAD` of the file's URL for an MD5 ETag, else a `GET` hashed as it streams (WebDAV, nginx).
+    public func verify(_ items: [UploadItem], response: TransferResponse, via transport: any UploadTransport) async
+        -> [Verification]
+    {
+        // The user's headers (auth) go along; the Idempotency-Key is for uploads only.
+        var outcomes: [Verification] = []
+        for item in items {
+            outcomes.append(
+                await ReadBack.compare(item, at: url(for: item), headers: headers, token: token, via: transport))
+        }
+        return outcomes
+    }
+}
+
+extension PresignPlanner {
+    public var verifyRefusal: String? { nil }
+
+    /// A `HEAD` of the object at the ticket's URL for its ETag (an MD5, as S3 gives for a single PUT).
+    public func verify(_ items: [UploadItem], response: TransferResponse, via transport: any UploadTransport) async
+        -> [Verification]
+    {
+        var outcomes: [Verification] = []
+        for item in items {
+            guard let url = ticketURL(for: item) else {
+                outcomes.append(.unavailable("no upload ticket to read back from", file: item.relativePath))
+                continue
+            }
+            outcomes.append(await ReadBack.compare(item, at: url, headers: [], token: nil, via: transport))
+        }
+        return outcomes
+    }
+}
+
+extension S3Planner {
+    public var verifyRefusal: String? { nil }
+
+    /// A signed `HEAD` of the key: its ETag is the file's MD5, or for a multipart upload the MD5 of the parts' MD5s
+    /// with `-N` (recomputed here with the same part size).
+    public func verify(_ items: [UploadItem], response: TransferResponse, via transport: any UploadTransport) async
+        -> [Verification]
+    {
+        var outcomes: [Verification] = []
+        for item in items {
+            let file = item.relativePath
+            let expected: String
+            do throws(UploadError) {
+                expected = try S3ETag.expected(for: item, planner: self)
+            } catch {
+                outcomes.append(.failed(error))
+                continue
+            }
+            let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
+            let head = signed("HEAD", url, headers: [], payloadHash: SigV4Signer.emptyPayloadHash, body: .none)
+            switch await ReadBack.send(head, file: file, via: transport) {
+            case .verdict(let failure):
+                outcomes.append(failure)
+            case .response(let answer):
+                guard let etag = answer.etag else {
+                    outcomes.append(.unavailable("HEAD of the object named no ETag", file: file))
+                    continue
+                }
+                let kind = expected.contains("-") ? "etag" : "md5"
+                outcomes.append(.compare(kind: kind, sent: expected, stored: etag, file: file))
+            }
+        }
+        return outcomes
+    }
+}
