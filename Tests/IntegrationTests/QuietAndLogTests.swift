@@ -68,14 +68,6 @@ struct QuietAndLogTests {
              "--log-level takes debug, info, warning or error, not 'loud'"),
         ])
     func badLog(arguments: [String], message: String) async throws {
-        let server = try await ServerFixture.start()
-        let folder = try TestFolder("bad-log")
-        try folder.write("a.bin", size: 100, seed: 1)
-        let run = try await ChildProcess.run(
-            binary, [folder.path, "--put", server.url("/files/x/"), "--no-tui", "--no-resume"] + arguments)
-        #expect(run.status == 2)
-        #expect(run.standardError == "uploader-tui: \(message)\n", "\(run.standardError)")
-        #expect(await server.server.statistics.requests == 0)
-        await server.stop()
+        try await expectRefused(arguments, message: message)
     }
 }

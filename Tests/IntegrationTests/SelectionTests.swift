@@ -70,14 +70,6 @@ struct SelectionTests {
             (["--order-by", "colour"], "--order-by takes name, size, mtime, optionally with ,asc or ,desc, not 'colour'"),
         ])
     func badInput(arguments: [String], message: String) async throws {
-        let server = try await ServerFixture.start()
-        let folder = try TestFolder("bad-select")
-        try folder.write("a.jpg", size: 100, seed: 1)
-        let run = try await ChildProcess.run(
-            binary, [folder.path, "--put", server.url("/files/x/"), "--no-tui", "--no-resume"] + arguments)
-        #expect(run.status == 2)
-        #expect(run.standardError == "uploader-tui: \(message)\n", "\(run.standardError)")
-        #expect(await server.server.statistics.requests == 0)
-        await server.stop()
+        try await expectRefused(arguments, message: message)
     }
 }

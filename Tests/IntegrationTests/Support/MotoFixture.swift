@@ -15,7 +15,7 @@ final class MotoFixture {
     /// Starts moto and waits (by polling the port, bounded) until it answers.
     /// - Parameter authAfter: with a number, moto checks signatures and IAM permissions after that many requests.
     static func start(authAfter: Int? = nil) async throws -> MotoFixture {
-        let port = try freePort()
+        let port = try freeLoopbackPort()
         var pid: pid_t = 0
         let words: [String] = ["/usr/bin/env", "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
@@ -69,22 +69,5 @@ final class MotoFixture {
             throw POSIXError(.EIO)
         }
         return outcome.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

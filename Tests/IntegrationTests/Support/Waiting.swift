@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
@@ -39,4 +40,21 @@ func journalQuery(_ path: String, _ query: String) async throws -> [String] {
     let outcome = try await ChildProcess.run("/usr/bin/env", ["python3", "-c", script, path, query])
     guard outcome.status == 0 else { throw TestFailure(description: "reading the journal: \(outcome.standardError)") }
     return outcome.standardOutput.split(separator: "\n").map(String.init)
+}
+
+/// Runs the binary on one small file with `arguments` and expects a usage error: exit 2, exactly
+/// `uploader-tui: message`, and no request at the server.
+func expectRefused(_ arguments: [String], message: String, sourceLocation: SourceLocation = #_sourceLocation)
+    async throws
+{
+    let server = try await ServerFixture.start()
+    let folder = try TestFolder("refused")
+    try folder.write("a.jpg", size: 100, seed: 1)
+    let run = try await ChildProcess.run(
+        ChildProcess.uploaderBinary,
+        [folder.path, "--put", server.url("/files/x/"), "--no-tui", "--no-resume"] + arguments)
+    #expect(run.status == 2, sourceLocation: sourceLocation)
+    #expect(run.standardError == "uploader-tui: \(message)\n", "\(run.standardError)", sourceLocation: sourceLocation)
+    #expect(await server.server.statistics.requests == 0, sourceLocation: sourceLocation)
+    await server.stop()
 }
