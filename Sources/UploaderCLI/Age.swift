@@ -34,8 +34,10 @@ public enum Age {
 
     /// Seconds since 1970 of a local date, with or without a time of day.
     private static func moment(_ text: String) -> Double? {
-        for format in ["yyyy-MM-dd", "yyyy-MM-dd HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm",
-                       "yyyy-MM-dd'T'HH:mm:ss"] {
+        for format in [
+            "yyyy-MM-dd", "yyyy-MM-dd HH:mm", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd'T'HH:mm",
+            "yyyy-MM-dd'T'HH:mm:ss",
+        ] {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.dateFormat = format

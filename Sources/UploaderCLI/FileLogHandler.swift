@@ -44,7 +44,8 @@ public struct FileLogHandler: LogHandler {
     static func open(path: String, level: Logger.Level) throws(RunLog.OpenError) -> FileLogHandler {
         let descriptor = Foundation.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw RunLog.OpenError(description: "--log-file \(Sanitizer.displayName(path)): \(String(cString: strerror(errno)))")
+            throw RunLog.OpenError(
+                description: "--log-file \(Sanitizer.displayName(path)): \(String(cString: strerror(errno)))")
         }
         return FileLogHandler(sink: Sink(descriptor: descriptor), logLevel: level)
     }
@@ -58,9 +59,10 @@ public struct FileLogHandler: LogHandler {
         var fields = metadata
         event.metadata.map { fields.merge($0) { $1 } }
         let pairs = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(Sanitizer.displayName("\($0.value)"))" }
-        let text = ([HeadlessReporter.timestamp(), event.level.rawValue] + pairs + [
-            Sanitizer.displayName(event.message.description)
-        ]).joined(separator: " ")
+        let text =
+            ([HeadlessReporter.timestamp(), event.level.rawValue] + pairs + [
+                Sanitizer.displayName(event.message.description)
+            ]).joined(separator: " ")
         sink.write(text)
     }
 }

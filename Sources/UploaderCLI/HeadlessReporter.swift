@@ -166,7 +166,8 @@ public actor HeadlessReporter {
         output.standardError(
             "\(c.total) files: \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, "
                 + "\(c.skipped) skipped"
-                + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))\(saved)")
+                + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))\(saved)"
+        )
         defer { flush() }
         guard json else { return }
         var line = JSONLine()

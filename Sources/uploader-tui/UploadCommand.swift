@@ -147,7 +147,10 @@ struct UploadCommand: ParsableCommand {
             valueName: "path"))
     var logFile: String?
 
-    @Option(help: ArgumentHelp("Least severe entries written to --log-file: debug, info, warning or error (default info).", valueName: "level"))
+    @Option(
+        help: ArgumentHelp(
+            "Least severe entries written to --log-file: debug, info, warning or error (default info).",
+            valueName: "level"))
     var logLevel = "info"
 
     @Flag(help: "Leave the screen when the batch ends instead of waiting for 'q'.")

@@ -130,7 +130,8 @@ extension UploadCommand {
         let carried = bearer ?? (tokenSource == nil ? nil : "")
         guard stallTimeout >= 0, stallTimeout.isFinite else {
             throw UsageError(
-                description: "--stall-timeout takes seconds, 0 or more (0 switches it off), not \(Self.number(stallTimeout))")
+                description:
+                    "--stall-timeout takes seconds, 0 or more (0 switches it off), not \(Self.number(stallTimeout))")
         }
         guard grace >= 0, grace.isFinite else {
             throw UsageError(
@@ -142,7 +143,8 @@ extension UploadCommand {
         let environment = ProcessInfo.processInfo.environment
         var engineOptions = CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout)
         try tls.apply(to: &engineOptions, environment: environment)
-        let journalPath = noResume ? nil : FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: environment))
+        let journalPath =
+            noResume ? nil : FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: environment))
 
         let destination: UploadPlan.Destination
         let target: String
@@ -217,7 +219,8 @@ extension UploadCommand {
             journalOpening?.abandon()
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
         }
-        let headless = noTUI || json || quiet || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
+        let headless =
+            noTUI || json || quiet || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
         var log: RunLog?
         if let logFile, !dryRun {
             do {

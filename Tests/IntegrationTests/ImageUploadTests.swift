@@ -67,7 +67,8 @@ struct ImageUploadTests {
         let run = try await ChildProcess.run(binary, arguments, environment: ["TMPDIR": tmp.path])
         #expect(run.status == 1, "cut.jpg fails, the rest go on: \(run.standardError)")
         let events = try ndjson(run.standardOutput)
-        let prepared = try #require(events.first { $0["event"] as? String == "prepared" && $0["file"] as? String == "photo.jpg" })
+        let prepared = try #require(
+            events.first { $0["event"] as? String == "prepared" && $0["file"] as? String == "photo.jpg" })
         #expect(prepared["width"] as? Int == 1200 && prepared["height"] as? Int == 1600)
         #expect((prepared["bytes_after"] as? Int ?? .max) < (prepared["bytes_before"] as? Int ?? 0))
         let kinds = events.filter { $0["file"] as? String == "photo.jpg" }.compactMap { $0["event"] as? String }
@@ -146,7 +147,8 @@ struct ImageUploadTests {
 
         let options = ["--max-dimension", "1600", "--strip-metadata", "--no-resume", "--json"]
         let posted = try await ChildProcess.run(
-            binary, [folder.path, "--to", server.url("/datasets/h/images")] + options, environment: ["TMPDIR": tmp.path])
+            binary, [folder.path, "--to", server.url("/datasets/h/images")] + options, environment: ["TMPDIR": tmp.path]
+        )
         #expect(posted.status == 0, "\(posted.standardError)")
         let events = try ndjson(posted.standardOutput)
         let done = try #require(events.first { $0["event"] as? String == "done" })
@@ -172,8 +174,11 @@ struct ImageUploadTests {
         for i in 0..<3 { try image(folder.path + "/p\(i).png", width: 600, height: 400, format: .png) }
         let outcome = try await ChildProcess.run(
             binary,
-            [folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "archive", "--json", "--no-resume",
-             "--convert", "jpeg"])
+            [
+                folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "archive", "--json",
+                "--no-resume",
+                "--convert", "jpeg",
+            ])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let done = try ndjson(outcome.standardOutput).filter { $0["event"] as? String == "done" }
         #expect(done.count == 3)
@@ -189,7 +194,8 @@ struct ImageUploadTests {
         let tmp = try TestFolder("tmp-dry")
         try sidewaysPhotoWithGPS(folder.path + "/photo.jpg")
         try folder.write("notes.txt", size: 300, seed: 3)
-        try FileManager.default.createSymbolicLink(atPath: folder.path + "/link.jpg", withDestinationPath: "/etc/passwd")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path + "/link.jpg", withDestinationPath: "/etc/passwd")
         let journal = folder.path + ".journal.sqlite"
         let url = server.url("/datasets/dry/images")
         let options = ["--max-dimension", "1600", "--strip-metadata", "--journal", journal]
@@ -231,8 +237,11 @@ struct ImageUploadTests {
         let tmp = try TestFolder("tmp-sig")
         let child = try ChildProcess.start(
             binary,
-            [folder.path, "--to", server.url("/datasets/s/images"), "--no-tui", "--no-resume", "--max-dimension", "640",
-             "--concurrency", "1"],
+            [
+                folder.path, "--to", server.url("/datasets/s/images"), "--no-tui", "--no-resume", "--max-dimension",
+                "640",
+                "--concurrency", "1",
+            ],
             environment: ["TMPDIR": tmp.path])
         try await waitUntil("the first image stored") { await server.server.statistics.filesStored >= 1 }
         child.signal(SIGINT)
@@ -249,7 +258,9 @@ struct ImageUploadTests {
     func fullTemporaryDisk() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder("full")
-        for name in ["big1", "big2"] { try image(folder.path + "/\(name).png", width: 2000, height: 1500, format: .png) }
+        for name in ["big1", "big2"] {
+            try image(folder.path + "/\(name).png", width: 2000, height: 1500, format: .png)
+        }
         try image(folder.path + "/small.png", width: 64, height: 48, format: .png)
         let tmp = try TestFolder("tmp-full")
         // A 256 KiB file system over TMPDIR, private to this run: a 2000x1500 JPEG of noise does not fit, 64x48 does.
@@ -261,13 +272,17 @@ struct ImageUploadTests {
             """
         let run = try await ChildProcess.run(
             "/usr/bin/unshare",
-            ["--map-root-user", "--mount", "sh", "-c", script, tmp.path, binary, folder.path, "--to",
-             server.url("/datasets/full/images"), "--no-tui", "--no-resume", "--convert", "jpeg", "--quality", "95"],
+            [
+                "--map-root-user", "--mount", "sh", "-c", script, tmp.path, binary, folder.path, "--to",
+                server.url("/datasets/full/images"), "--no-tui", "--no-resume", "--convert", "jpeg", "--quality", "95",
+            ],
             environment: ["TMPDIR": tmp.path])
         #expect(run.status == 1, "the two large images fail, the small one is sent: \(run.standardError)")
         let space = String(cString: strerror(ENOSPC))
         for name in ["big1.png", "big2.png"] {
-            let line = run.standardError.split(separator: "\n").first { $0.contains("\(name): cannot write the prepared copy in ") }
+            let line = run.standardError.split(separator: "\n").first {
+                $0.contains("\(name): cannot write the prepared copy in ")
+            }
             #expect(line?.hasSuffix(space) == true, "\(run.standardError)")
         }
         #expect(await server.server.statistics.storedByPath["datasets/full/small.jpg"] == 1)

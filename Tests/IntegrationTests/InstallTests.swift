@@ -13,8 +13,10 @@ struct InstallTests {
             .deletingLastPathComponent().path
         let install = try await ChildProcess.run(
             "/usr/bin/make",
-            ["-C", checkout, "--no-print-directory", "install-files", "PREFIX=\(prefix.path)",
-             "INSTALL_FROM=\(binaries)", "BIN=\(binaries)"])
+            [
+                "-C", checkout, "--no-print-directory", "install-files", "PREFIX=\(prefix.path)",
+                "INSTALL_FROM=\(binaries)", "BIN=\(binaries)",
+            ])
         #expect(install.status == 0, "\(install.standardError)")
 
         let version = try await ChildProcess.run(prefix.path + "/bin/uploader-tui", ["--version"])

@@ -14,7 +14,8 @@ struct QuietAndLogTests {
         try folder.write("link-target.txt", size: 10, seed: 9)
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/link", withDestinationPath: "/etc/hostname")
         let run = try await ChildProcess.run(
-            binary, [folder.path, "--to", server.url("/datasets/q/images"), "-q", "--no-resume", "--max-dimension", "64"])
+            binary,
+            [folder.path, "--to", server.url("/datasets/q/images"), "-q", "--no-resume", "--max-dimension", "64"])
         #expect(run.status == 1, "the three fake JPEGs fail to decode: \(run.standardError)")
         let lines = run.standardError.split(separator: "\n")
         #expect(lines.count == 4, "\(run.standardError)")
@@ -35,16 +36,23 @@ struct QuietAndLogTests {
         let folder = try TestFolder("log")
         for i in 0..<4 { try folder.write("f\(i).bin", size: 5_000, seed: UInt64(i)) }
         let log = folder.path + ".log"
-        let arguments = [folder.path, "--put", server.url("/files/log/"), "--no-tui", "--no-resume", "--token", token,
-                         "--log-file", log]
+        let arguments = [
+            folder.path, "--put", server.url("/files/log/"), "--no-tui", "--no-resume", "--token", token,
+            "--log-file", log,
+        ]
         let run = try await ChildProcess.run(binary, arguments + ["--retries", "10", "--log-level", "debug"])
         #expect(run.status == 0, "\(run.standardError)")
         let text = try String(contentsOfFile: log, encoding: .utf8)
         #expect(!text.contains(token))
         let lines = text.split(separator: "\n")
-        #expect(lines.first?.contains("notice destination=") == true && lines.first?.contains("run started: 4 files") == true)
+        #expect(
+            lines.first?.contains("notice destination=") == true
+                && lines.first?.contains("run started: 4 files") == true)
         for i in 0..<4 {
-            #expect(lines.contains { $0.contains(" info attempt=") && $0.contains("file=f\(i).bin ") && $0.contains(" done, ") })
+            #expect(
+                lines.contains {
+                    $0.contains(" info attempt=") && $0.contains("file=f\(i).bin ") && $0.contains(" done, ")
+                })
         }
         #expect(lines.contains { $0.contains("warning") && $0.contains("retrying") }, "the server fails half: \(text)")
         #expect(lines.contains { $0.contains("debug") && $0.contains("started") })
@@ -55,17 +63,24 @@ struct QuietAndLogTests {
         let quiet = try await ChildProcess.run(binary, arguments + ["--retries", "10", "--log-level", "warning"])
         #expect(quiet.status == 0)
         let appended = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").dropFirst(lines.count)
-        #expect(!appended.isEmpty && appended.allSatisfy { $0.contains(" warning ") || $0.contains(" error ") }, "\(appended)")
+        #expect(
+            !appended.isEmpty && appended.allSatisfy { $0.contains(" warning ") || $0.contains(" error ") },
+            "\(appended)")
         await server.stop()
     }
 
     @Test(
         "a log that cannot be written or a level that is not one: one line, exit 2, nothing sent",
         arguments: [
-            (["--log-file", "/nonexistent-dir/run.log"], "--log-file /nonexistent-dir/run.log: No such file or directory"),
+            (
+                ["--log-file", "/nonexistent-dir/run.log"],
+                "--log-file /nonexistent-dir/run.log: No such file or directory"
+            ),
             (["--log-file", "/tmp", "--log-level", "info"], "--log-file /tmp: Is a directory"),
-            (["--log-file", "/tmp/uploader-never.log", "--log-level", "loud"],
-             "--log-level takes debug, info, warning or error, not 'loud'"),
+            (
+                ["--log-file", "/tmp/uploader-never.log", "--log-level", "loud"],
+                "--log-level takes debug, info, warning or error, not 'loud'"
+            ),
         ])
     func badLog(arguments: [String], message: String) async throws {
         try await expectRefused(arguments, message: message)

@@ -26,8 +26,10 @@ struct SelectionTests {
         try folder.write("trip/raw/also.jpg", size: 300, seed: 6)
         let run = try await ChildProcess.run(
             binary,
-            [folder.path, "-r", "--put", server.url("/files/sel/"), "--json", "--no-resume", "--concurrency", "1",
-             "--include", "*.{jpg,png}", "--exclude", "raw/", "--order-by", "size,desc"])
+            [
+                folder.path, "-r", "--put", server.url("/files/sel/"), "--json", "--no-resume", "--concurrency", "1",
+                "--include", "*.{jpg,png}", "--exclude", "raw/", "--order-by", "size,desc",
+            ])
         #expect(run.status == 0, "\(run.standardError)")
         let events = try ndjson(run.standardOutput)
         let queued = events.filter { $0["event"] as? String == "queued" }.compactMap { $0["file"] as? String }
@@ -49,7 +51,8 @@ struct SelectionTests {
         let old = try named.write("old.jpg", size: 100, seed: 3)
         age(old, 400 * 86_400)
         let recent = try await ChildProcess.run(
-            binary, [folder.path, old, "--put", server.url("/files/new/"), "--no-tui", "--no-resume", "--max-age", "2d"])
+            binary,
+            [folder.path, old, "--put", server.url("/files/new/"), "--no-tui", "--no-resume", "--max-age", "2d"])
         #expect(recent.status == 0, "\(recent.standardError)")
         let older = try await ChildProcess.run(
             binary, [folder.path, "--put", server.url("/files/old/"), "--no-tui", "--no-resume", "--min-age", "1w"])
@@ -65,9 +68,15 @@ struct SelectionTests {
         arguments: [
             (["--include", "[abc"], "--include '[abc': '[' without a closing ']'"),
             (["--exclude", "{a,b"], "--exclude '{a,b': '{' without a closing '}'"),
-            (["--max-age", "soon"], "--max-age takes an age such as 90s, 2h, 3d or a date such as 2024-06-01, not 'soon'"),
+            (
+                ["--max-age", "soon"],
+                "--max-age takes an age such as 90s, 2h, 3d or a date such as 2024-06-01, not 'soon'"
+            ),
             (["--min-age", "2d", "--max-age", "1d"], "--min-age 2d is older than --max-age 1d: no file can be both"),
-            (["--order-by", "colour"], "--order-by takes name, size, mtime, optionally with ,asc or ,desc, not 'colour'"),
+            (
+                ["--order-by", "colour"],
+                "--order-by takes name, size, mtime, optionally with ,asc or ,desc, not 'colour'"
+            ),
         ])
     func badInput(arguments: [String], message: String) async throws {
         try await expectRefused(arguments, message: message)

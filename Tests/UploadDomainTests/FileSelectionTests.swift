@@ -82,7 +82,9 @@ struct FileSelectionTests {
                 id: id, path: "/p/" + name, relativePath: name, size: size, modified: modified,
                 contentType: "application/octet-stream")
         }
-        let items = [item(0, "b", size: 5, modified: 3), item(1, "a", size: 9, modified: 1), item(2, "c", size: 5, modified: 2)]
+        let items = [
+            item(0, "b", size: 5, modified: 3), item(1, "a", size: 9, modified: 1), item(2, "c", size: 5, modified: 2),
+        ]
         func names(_ order: FileSelection.Order?) -> [String] {
             FileSelection(order: order).ordered(items).map(\.relativePath)
         }

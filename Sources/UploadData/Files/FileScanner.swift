@@ -105,7 +105,9 @@ public struct FileScanner: Sendable {
     private func select(_ found: [Found], leftOut: inout LeftOut) -> [Found] {
         let now = Date().timeIntervalSince1970
         return found.filter { entry in
-            if entry.failure == nil, entry.skipReason == nil, selection.filtersByAge, !selection.admits(modified: entry.modified, now: now) {
+            if entry.failure == nil, entry.skipReason == nil, selection.filtersByAge,
+                !selection.admits(modified: entry.modified, now: now)
+            {
                 leftOut.byAge += 1
                 return false
             }
@@ -222,7 +224,8 @@ public struct FileScanner: Sendable {
     private static func unfollowed(_ name: String, in folder: Int32, path: String, relative: String) -> Found {
         var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlinkat(folder, name, &target, target.count - 1)
-        let destination = count >= 0 ? String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
+        let destination =
+            count >= 0 ? String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
         var found = Found(path: path, relative: relative)
         found.skipReason = "symbolic link to \(destination), not followed (-L follows links)"
         return found
