@@ -246,7 +246,8 @@ static int save_webp(VipsImage *image, const char *path, int quality, int strip)
     return failed;
 }
 
-int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int quality, int strip) {
+int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int quality, int strip, int *error_number) {
+    errno = 0;
     ready();
     // (api.g_object_ref) in parentheses: GLib defines a g_object_ref macro.
     VipsImage *in = strip ? without_metadata(image) : (VipsImage *)(api.g_object_ref)(image);
@@ -275,6 +276,8 @@ int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int qual
     case CVIPS_GIF: failed = api.vips_gifsave(in, path, "strip", strip, NULL); break;
     default: failed = -1; break;
     }
+    // errno is the thread's own: the error buffer is the process's, and another worker may have emptied it.
+    if (failed && error_number) *error_number = errno;
     api.g_object_unref(in);
     return failed;
 }

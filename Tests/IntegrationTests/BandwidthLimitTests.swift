@@ -45,9 +45,10 @@ struct BandwidthLimitTests {
         print("bwlimit multipart: \(figures)")
         #expect(seconds >= 10)
         // Without a total cap, four transfers at once would go at loopback speed (or 4x a per-transfer cap). Above
-        // the cap is the promise; below, the bucket starving transfers, with room for a debug build on a loaded CI
-        // machine, which cannot always feed 2 MiB/s (make bench measures the release build: within 1%).
-        #expect(ratio >= 0.75 && ratio <= 1.1, "achieved \(ratio) of the cap over \(seconds) s")
+        // the cap is the promise. Below, a bucket that starves transfers (a cap divided by the transfers would give
+        // a quarter); the room is for a debug build among the suite's other tests on 2 cores, whose loop thread
+        // is not always scheduled within the bucket's tenth of a second. make bench measures the release build.
+        #expect(ratio >= 0.5 && ratio <= 1.1, "achieved \(ratio) of the cap over \(seconds) s")
         #expect(lines.last?["bwlimit"] as? Int == 2 * Self.mib)
         #expect(lines.filter { $0["event"] as? String == "done" }.count == 8)
         #expect(await server.server.statistics.filesStored == 8)
@@ -69,7 +70,7 @@ struct BandwidthLimitTests {
         let (rate, seconds) = try achievedRate(try events(outcome.standardOutput), bytes: 12 * Self.mib)
         let ratio = rate / Double(4 * Self.mib)
         print("bwlimit put: \(String(format: "%.3f of the cap over %.1f s", ratio, seconds))")
-        #expect(ratio >= 0.75 && ratio <= 1.1, "achieved \(ratio) of the cap over \(seconds) s")
+        #expect(ratio >= 0.5 && ratio <= 1.1, "achieved \(ratio) of the cap over \(seconds) s")
         for (name, bytes) in originals {
             #expect(try Data(contentsOf: URL(fileURLWithPath: server.stored("files/bw/" + name))) == bytes, "\(name)")
         }

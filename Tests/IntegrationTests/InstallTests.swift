@@ -11,6 +11,10 @@ struct InstallTests {
         let binaries = (ChildProcess.uploaderBinary as NSString).deletingLastPathComponent
         let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
+        // swift build would wait for this test's own build folder: make test builds generate-manual beforehand.
+        try #require(
+            FileManager.default.isExecutableFile(atPath: binaries + "/generate-manual"),
+            "generate-manual is not built: run make test, or swift build --product generate-manual first")
         let install = try await ChildProcess.run(
             "/usr/bin/make",
             [

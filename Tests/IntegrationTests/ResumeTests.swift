@@ -179,7 +179,8 @@ struct ResumeTests {
         #expect(unwritable.standardError.split(separator: "\n").count == 1)
 
         let shared = folder.path + ".shared.sqlite"
-        let slow = try ChildProcess.start(binary, [folder.path, "--journal", shared, "--limit-rate", "64K"] + target)
+        // At 4 KiB/s the first run cannot finish its 400 KB file however slowly the second one starts.
+        let slow = try ChildProcess.start(binary, [folder.path, "--journal", shared, "--limit-rate", "4K"] + target)
         try await waitUntil("the first run's request") { await server.server.statistics.requests >= 1 }
         let second = try await ChildProcess.run(binary, [folder.path, "--journal", shared] + target)
         slow.signal(SIGKILL)

@@ -43,7 +43,8 @@ CVipsImage *cvips_upright(const char *path, CVipsImage *header, int to_srgb);
 
 /// Encodes `image` into `path`. `quality` (1–100) is for JPEG and WebP; `strip` drops all metadata (EXIF, XMP,
 /// IPTC and the colour profile). Returns 0, else -1 with the reason in the error buffer.
-int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int quality, int strip);
+/// On failure `*error_number` is the system's error of the failed write, or 0 when the image was at fault.
+int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int quality, int strip, int *error_number);
 
 // For tests, which make their images through libvips.
 

@@ -88,9 +88,17 @@ final class VipsImage {
         cvips_save_heic(pointer, path, Int32(quality)) == 0
     }
 
-    /// Encodes into `path`; false on failure (the reason is in `VipsLibrary.takeError()`), which may leave a partial
-    /// file for the caller to remove.
-    func save(to path: String, format: ImageOutputFormat, quality: Int, strip: Bool) -> Bool {
-        cvips_save(pointer, path, format.encoder, Int32(min(max(quality, 1), 100)), strip ? 1 : 0) == 0
+    /// Encodes into `path`; on failure the system's error of the write (ENOSPC, …), or 0 when the image was at fault
+    /// (the reason is in `VipsLibrary.takeError()`). A failure may leave a partial file for the caller to remove.
+    func save(to path: String, format: ImageOutputFormat, quality: Int, strip: Bool) -> Result<Void, SaveFailure> {
+        var errorNumber: Int32 = 0
+        let failed = cvips_save(
+            pointer, path, format.encoder, Int32(min(max(quality, 1), 100)), strip ? 1 : 0, &errorNumber) != 0
+        return failed ? .failure(SaveFailure(errorNumber: errorNumber)) : .success(())
+    }
+
+    /// Why `save` failed: the system's error of a write, or 0.
+    struct SaveFailure: Error {
+        let errorNumber: Int32
     }
 }

@@ -33,8 +33,10 @@ extension VipsImagePreparer {
 
         let format = ImageOutputFormat.forInput(type, options: options)
         let path = try folder.newFile(extension: format.fileExtension, for: item.relativePath)
-        guard image.save(to: path, format: format, quality: options.quality, strip: options.stripMetadata) else {
-            let error = failure(item, writing: path)
+        if case .failure(let saving) = image.save(
+            to: path, format: format, quality: options.quality, strip: options.stripMetadata)
+        {
+            let error = failure(item, writing: path, errorNumber: saving.errorNumber)
             unlink(path)
             throw error
         }
@@ -52,11 +54,18 @@ extension VipsImagePreparer {
     }
 
     /// The error for a libvips failure on `item` (while writing `output`, if given), from its error buffer.
-    func failure(_ item: UploadItem, writing output: String? = nil) -> UploadError {
+    /// `errorNumber`: the system's error of the failed write, which says a full disk even when another worker's
+    /// failure emptied libvips' process-wide error buffer first.
+    func failure(_ item: UploadItem, writing output: String? = nil, errorNumber: Int32 = 0) -> UploadError {
         let message = VipsLibrary.takeError()
         // The file vanished or became unreadable since the scan: say so, rather than blame its content.
         if access(item.path, R_OK) != 0 {
             return UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
+        }
+        if let output, Self.writeErrorNumbers.contains(errorNumber) {
+            let folder = (output as NSString).deletingLastPathComponent
+            let cause = String(cString: strerror(errorNumber))
+            return UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "in \(folder): \(cause)")
         }
         if let output, let cause = Self.writeErrors.first(where: message.contains) {
             let folder = (output as NSString).deletingLastPathComponent
@@ -69,7 +78,6 @@ extension VipsImagePreparer {
     }
 
     /// The system's words for the write failures libvips reports with errno's text (a full disk, a quota, …).
-    static let writeErrors: [String] = [ENOSPC, EDQUOT, EFBIG, EROFS, EIO, EACCES].map {
-        String(cString: strerror($0))
-    }
+    static let writeErrorNumbers: Set<Int32> = [ENOSPC, EDQUOT, EFBIG, EROFS, EIO, EACCES]
+    static let writeErrors: [String] = writeErrorNumbers.map { String(cString: strerror($0)) }
 }

@@ -57,7 +57,7 @@ struct ImageScratch {
             throw CocoaError(.fileWriteUnknown)
         }
         configure(image)
-        guard image.save(to: path, format: format, quality: quality, strip: false) else {
+        guard case .success = image.save(to: path, format: format, quality: quality, strip: false) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: VipsLibrary.takeError()])
         }
         return try item(relativePath)
