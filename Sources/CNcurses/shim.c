@@ -170,6 +170,14 @@ void cn_refresh(void) {
     if (cn_screen != NULL) wrefresh(stdscr);
 }
 
+void cn_write_raw(const char *bytes, long count) {
+    if (cn_screen == NULL || bytes == NULL || count <= 0) return;
+    // curses flushed its own buffer at the last refresh; stdio's goes out first to keep the order.
+    fflush(stdout);
+    fwrite(bytes, 1, (size_t)count, stdout);
+    fflush(stdout);
+}
+
 void cn_invalidate(void) {
     if (cn_screen != NULL) clearok(stdscr, TRUE);
 }

@@ -96,4 +96,68 @@ struct ScreenEndToEndTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: server.root.path + "/datasets/tmux")
         #expect(files.filter { $0 != "manifest.json" }.count == 6)
     }
+
+    @Test("f filters to the failed files, / finds one by name, y puts its curl command in tmux's buffer (OSC 52)")
+    func filterFindCopy() async throws {
+        let secret = "s3cr3t-screen-token"
+        let server = try await ServerFixture.start {
+            $0.failRate = 1
+            $0.token = secret
+        }
+        let folder = try TestFolder("screen-copy")
+        for name in ["alpha", "bravo", "charlie"] {
+            try folder.write("\(name).png", size: 20_000, seed: 3, prefix: Magic.png)
+        }
+        let command = [
+            ChildProcess.uploaderBinary, folder.path, "--to", server.url("/datasets/copy/images"), "--retries", "0",
+            "--journal", folder.path + ".journal",
+        ].map { "'\($0)'" }.joined(separator: " ")
+        var environment = ["LANG": "C.UTF-8", "TERM": "xterm-256color"]
+        environment["UPLOADER_TOKEN"] = secret
+        let tmux = try await TmuxDriver.start(command: "\(command); sleep 60", environment: environment)
+        do {
+            try await tmux.setOption("set-clipboard", "on")
+            try await driveCopy(tmux, secret: secret)
+        } catch {
+            await tmux.stop()
+            await server.stop()
+            throw error
+        }
+        await tmux.stop()
+        await server.stop()
+    }
+
+    private func driveCopy(_ tmux: TmuxDriver, secret: String) async throws {
+
+        var screen = try await tmux.waitFor(timeout: .seconds(60)) { $0.contains("Upload failed") }
+        #expect(screen.contains("failed 3"), "\(screen)")
+        try await tmux.send("f")
+        screen = try await tmux.waitFor { $0.contains("filter: active") }
+        #expect(screen.contains("filter: active (0)"), "\(screen)")
+        try await tmux.send("f")
+        screen = try await tmux.waitFor { $0.contains("filter: failed") }
+        #expect(screen.contains("filter: failed (3)"), "\(screen)")
+
+        try await tmux.send("/")
+        try await tmux.send("-l", "BRAV")
+        screen = try await tmux.waitFor { $0.contains("/BRAV (1)") }
+        #expect(screen.contains("/BRAV (1)"), "\(screen)")
+        #expect(row(screen, "bravo.png").contains("failed") && !screen.contains("alpha.png"), "\(screen)")
+        #expect(screen.contains("failed 3"), "the header counts the whole batch: \(screen)")
+        try await tmux.send("Enter")
+        try await tmux.send("y")
+        screen = try await tmux.waitFor { $0.contains("copied curl command") }
+        #expect(screen.contains("copied curl command"), "\(screen)")
+        let buffer = try await tmux.waitForBuffer { $0.contains("bravo.png") }
+        #expect(buffer.hasPrefix("curl "), "\(buffer)")
+        #expect(buffer.contains("bravo.png") && buffer.contains("$UPLOADER_TOKEN"), "\(buffer)")
+        #expect(!buffer.contains(secret))
+
+        // The details pane shows the same command as lines a mouse can select.
+        try await tmux.send("Enter")
+        screen = try await tmux.waitFor { $0.contains("  curl ") }
+        let lines = screen.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("  curl ") && $0.hasSuffix("\\") }, "\(screen)")
+        #expect(lines.contains { $0.hasPrefix("    -H \"Authorization: Bearer $UPLOADER_TOKEN\" \\") }, "\(screen)")
+    }
 }

@@ -211,6 +211,29 @@ struct AppLoopTests {
         #expect(error.description.contains("TERM=dumb"))
         #expect(TerminalUnavailable(.notATerminal).description.contains("not a terminal"))
     }
+
+    @Test("y and Y write OSC 52 sequences to the terminal, after a search found the file")
+    func clipboard() async {
+        let controller = ScriptedController([Fixtures.uploading])
+        let terminal = InMemoryTerminal(size: size)
+        let task = Task {
+            await TUIApp.run(
+                controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        }
+        terminal.send([.tick, .key(.character("/"))] + "BRO".map { TerminalEvent.key(.character($0)) })
+        terminal.send([.key(.enter), .key(.character("y")), .key(.character("Y"))])
+        for _ in 0..<2000 where terminal.clipboardWrites.count < 2 { try? await Task.sleep(for: .milliseconds(1)) }
+        // `printf %s 'curl -sS -X POST -H "Authorization: Bearer $UPLOADER_TOKEN" -F files=@/home/ana/Pictures/pet/'\
+        // 'broken.png https://api.example.com/ai/images/42' | base64 -w0`
+        let command =
+            "Y3VybCAtc1MgLVggUE9TVCAtSCAiQXV0aG9yaXphdGlvbjogQmVhcmVyICRVUExPQURFUl9UT0tFTiIgLUYgZmlsZXM9QC9ob21lL2Fu"
+            + "YS9QaWN0dXJlcy9wZXQvYnJva2VuLnBuZyBodHRwczovL2FwaS5leGFtcGxlLmNvbS9haS9pbWFnZXMvNDI="
+        let writes = terminal.clipboardWrites
+        #expect(writes.first == "\u{1B}]52;c;" + command + "\u{07}")
+        #expect(writes.count == 2 && writes[1].hasPrefix("\u{1B}]52;c;") && writes[1].hasSuffix("\u{07}"))
+        task.cancel()
+        _ = await task.value
+    }
 }
 
 @Suite("Scale")

@@ -202,4 +202,65 @@ struct KeyMapTests {
         #expect(script.state.pane == .list)
         #expect(script.commands.isEmpty)
     }
+
+    @Test("f cycles all, active, failed, done; the selection stays on a visible row")
+    func filterCycle() {
+        var script = Script(selected: 5)
+        var seen: [ListFilter] = []
+        for _ in 0..<4 {
+            script.play(keys("f"), Fixtures.uploading)
+            seen.append(script.state.filter)
+            let visible = script.state.visibleRows(Fixtures.uploading.files)
+            #expect(visible.indices.contains(script.state.selected) || visible.isEmpty)
+        }
+        #expect(seen == [.active, .failed, .done, .all])
+        script.play(keys("ff"), Fixtures.uploading)
+        let visible = script.state.visibleRows(Fixtures.uploading.files)
+        #expect(visible == [5])
+        #expect(script.state.selectedFile(in: Fixtures.uploading.files, visible: visible)?.name == "broken.png")
+        #expect(script.commands.isEmpty)
+    }
+
+    @Test("/ searches names as they are typed, ignoring case; Enter keeps the search, Esc clears it")
+    func search() {
+        let files = Fixtures.uploading.files
+        var script = Script(selected: 4)
+        script.play(keys("/DOg"), Fixtures.uploading)
+        #expect(script.state.isSearching)
+        #expect(script.state.search == "DOg")
+        #expect(script.state.visibleRows(files) == [2])
+        #expect(script.state.selected == 0)
+        // While typing, q is a letter, not quit.
+        script.play(keys("q") + [.key(.backspace), .key(.enter)], Fixtures.uploading)
+        #expect(script.effects.isEmpty)
+        #expect(!script.state.isSearching && script.state.search == "DOg")
+        #expect(script.state.visibleRows(files) == [2])
+        script.play([.key(.escape)], Fixtures.uploading)
+        #expect(script.state.search.isEmpty)
+        #expect(script.state.visibleRows(files).count == 8)
+        // The file found stays selected once the search is gone.
+        #expect(script.state.selected == 2)
+        script.play(keys("/cat") + [.key(.escape)], Fixtures.uploading)
+        #expect(!script.state.isSearching && script.state.search.isEmpty)
+    }
+
+    @Test("y copies the selected file's curl command and Y its error line, with a note in the footer")
+    func copy() {
+        let file = Fixtures.uploading.files[5]
+        var script = Script(selected: 5)
+        script.play(keys("y"), Fixtures.uploading)
+        #expect(script.effects == [.setClipboard(file.curlCommand)])
+        #expect(file.curlCommand.contains("$UPLOADER_TOKEN"))
+        #expect(script.state.status == "copied curl command (\(file.curlCommand.utf8.count) bytes)")
+        script.play(keys("Y"), Fixtures.uploading)
+        #expect(script.effects.last == .setClipboard(Sanitizer.displayName(Fixtures.serverError.summary)))
+        #expect(script.state.status?.hasPrefix("copied error line") == true)
+        // A file without an error copies nothing and says so; the next key clears the note.
+        script.play([.key(.home)] + keys("Y"), Fixtures.uploading)
+        #expect(script.effects.count == 2)
+        #expect(script.state.status == "no error line to copy for cat-001.jpg")
+        script.play([.key(.down)], Fixtures.uploading)
+        #expect(script.state.status == nil)
+        #expect(script.commands.isEmpty)
+    }
 }

@@ -154,7 +154,7 @@ struct ScreenRendererTests {
         let text = frame.text
         for needle in [
             "/home/ana/Pictures/pet/broken.png", "https://api.example.com/ai/images/42", "HTTP status  500",
-            "model queue full", "Attempts     3", "HTTP 500 server error", "curl -sS -X POST",
+            "model queue full", "Attempts     3", "HTTP 500 server error", "curl -sS \\", "-X POST \\",
         ] {
             #expect(text.contains(needle), "missing \(needle)")
         }

@@ -72,6 +72,10 @@ void cn_put_cell(int y, int x, const uint32_t *scalars, int count, int width, in
 /// Flushes pending writes to the terminal.
 void cn_refresh(void);
 
+/// Writes bytes straight to the terminal, outside curses' picture of the screen (an OSC 52 clipboard
+/// sequence). Call after cn_refresh, so they never land inside a frame.
+void cn_write_raw(const char *bytes, long count);
+
 /// Forces the next refresh to repaint the whole screen.
 void cn_invalidate(void);
 

@@ -83,8 +83,10 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
                 snapshot = await refreshed(from: &snapshot)
                 dirty = true
             }
-            if update.effect == .quit {
-                return Self.outcome(snapshot)
+            switch update.effect {
+            case .quit: return Self.outcome(snapshot)
+            case .setClipboard(let text): terminal.setClipboard(text)
+            case nil: break
             }
             if exitWhenDone || ui.quitWhenIdle, snapshot.isIdle { return finish() }
             if case .resize = event { flusher.invalidate() }
@@ -111,6 +113,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         self.snapshot = nil
         let fresh = await controller.snapshot()
         self.snapshot = fresh
+        ui.rates.record(bytesSent: fresh.progress.bytesSent, at: clock.now)
         return fresh
     }
 

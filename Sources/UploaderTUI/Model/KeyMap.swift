@@ -4,6 +4,8 @@ import UploadDomain
 public enum Effect: Sendable, Equatable {
     /// Leave the screen.
     case quit
+    /// Put this text on the system clipboard (OSC 52).
+    case setClipboard(String)
 }
 
 /// The result of one event: the new UI state, commands for the session and an optional effect.
@@ -30,23 +32,77 @@ public enum KeyMap {
     /// - Returns: the new state, the commands to send and whether to quit.
     public static func update(_ state: UIState, _ event: TerminalEvent, _ snapshot: UploadSnapshot) -> Update {
         var state = state
-        let count = snapshot.files.count
         switch event {
         case .tick:
-            state.clamp(fileCount: count)
+            state.clamp(fileCount: state.visibleRows(snapshot.files).count)
             return Update(state: state)
         case .resize(let cols, let rows):
             state.size = TerminalSize(cols: cols, rows: rows)
-            state.clamp(fileCount: count)
+            state.clamp(fileCount: state.visibleRows(snapshot.files).count)
             return Update(state: state)
         case .key(let key):
+            state.status = nil
             if let prompt = state.prompt {
                 return answer(prompt, key: key, state: state)
             }
+            if state.isSearching, let update = search(key, state: state, snapshot: snapshot) {
+                return update
+            }
             var update = handle(key, state: state, snapshot: snapshot)
-            update.state.clamp(fileCount: count)
+            update.state.clamp(fileCount: update.state.visibleRows(snapshot.files).count)
             return update
         }
+    }
+
+    /// A key while the search prompt is open; nil for keys that keep their usual meaning (arrows, pages).
+    private static func search(_ key: Key, state: UIState, snapshot: UploadSnapshot) -> Update? {
+        var next = state
+        switch key {
+        case .character(let character): next.search.append(character)
+        case .backspace, .delete: if !next.search.isEmpty { next.search.removeLast() }
+        case .enter: next.isSearching = false
+        case .escape:
+            next.search = ""
+            next.isSearching = false
+        default: return nil
+        }
+        return Update(state: refilter(next, from: state, snapshot))
+    }
+
+    /// Keeps the selected file selected when the filter or search changes, if it stays visible; otherwise the
+    /// selection goes to the first visible row.
+    private static func refilter(_ state: UIState, from old: UIState, _ snapshot: UploadSnapshot) -> UIState {
+        var state = state
+        let files = snapshot.files
+        let kept = old.selectedFile(in: files, visible: old.visibleRows(files))?.id
+        let visible = state.visibleRows(files)
+        state.selected = visible.firstIndex { files[$0].id == kept } ?? 0
+        if state.selected == 0 { state.scrollTop = 0 }
+        state.clamp(fileCount: visible.count)
+        return state
+    }
+
+    /// The text `y` or `Y` copies for `file`, with the footer's confirmation.
+    private static func copy(_ key: Character, _ file: FileSnapshot?, state: UIState) -> Update {
+        var state = state
+        guard let file else { return Update(state: state) }
+        let name = Sanitizer.displayName(file.name)
+        let text: String
+        let what: String
+        if key == "y" {
+            // The command names the token `$UPLOADER_TOKEN` and leaves other secrets redacted (the planners build it).
+            text = file.curlCommand
+            what = "curl command"
+        } else {
+            text = file.error.map { Sanitizer.displayName($0.summary) } ?? ""
+            what = "error line"
+        }
+        guard !text.isEmpty else {
+            state.status = "no \(what) to copy for \(name)"
+            return Update(state: state)
+        }
+        state.status = "copied \(what) (\(text.utf8.count) bytes)"
+        return Update(state: state, effect: .setClipboard(text))
     }
 
     private static func answer(_ prompt: UIState.Prompt, key: Key, state: UIState) -> Update {
@@ -64,7 +120,8 @@ public enum KeyMap {
     private static func handle(_ key: Key, state: UIState, snapshot: UploadSnapshot) -> Update {
         var state = state
         let files = snapshot.files
-        let selected = files.indices.contains(state.selected) ? files[state.selected] : nil
+        let visible = state.visibleRows(files)
+        let selected = state.selectedFile(in: files, visible: visible)
         let page = max(1, Layout(size: state.size).listHeight - 1)
         switch key {
         case .up, .character("k"): state.selected -= 1
@@ -76,11 +133,29 @@ public enum KeyMap {
             state.selected += page
             state.scrollTop += page
         case .home, .character("g"): state.selected = 0
-        case .end, .character("G"): state.selected = files.count - 1
+        case .end, .character("G"): state.selected = visible.count - 1
         case .enter:
             state.pane = state.pane == .detail ? .list : (selected == nil ? state.pane : .detail)
         case .escape:
+            // Esc closes a pane first; on the bare list it drops the search.
+            if state.pane == .list, !state.search.isEmpty {
+                var cleared = state
+                cleared.search = ""
+                return Update(state: refilter(cleared, from: state, snapshot))
+            }
             state.pane = .list
+        case .character("f"):
+            var next = state
+            next.filter = state.filter.next
+            return Update(state: refilter(next, from: state, snapshot))
+        case .character("/"):
+            var next = state
+            next.isSearching = true
+            next.search = ""
+            next.pane = .list
+            return Update(state: refilter(next, from: state, snapshot))
+        case .character("y"), .character("Y"):
+            if case .character(let character) = key { return copy(character, selected, state: state) }
         case .character("?"):
             state.pane = state.pane == .help ? .list : .help
         case .character("q") where snapshot.stopping != nil && !snapshot.isIdle:

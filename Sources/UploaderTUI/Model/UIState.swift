@@ -1,3 +1,5 @@
+import UploadDomain
+
 /// What the screen shows besides the session's data: selection, scroll, open panes and prompts.
 public struct UIState: Sendable, Equatable {
     /// The view over the file list.
@@ -20,9 +22,9 @@ public struct UIState: Sendable, Equatable {
 
     /// The terminal size the state was laid out for.
     public var size: TerminalSize
-    /// Index of the selected file in the snapshot's list (input order).
+    /// Position of the selected file among the visible rows (`visibleRows`), input order.
     public var selected: Int
-    /// Index of the first file row shown.
+    /// Position among the visible rows of the first row shown.
     public var scrollTop: Int
     public var pane: Pane
     public var prompt: Prompt?
@@ -30,6 +32,16 @@ public struct UIState: Sendable, Equatable {
     public var quitWhenIdle = false
     /// The latest notice, shown in the footer instead of the key hints (which `?` still lists).
     public var notice: String?
+    /// Feedback to the last key (`copied curl command (342 bytes)`): shown in the footer until the next key.
+    public var status: String?
+    /// Which files the list shows (`f`).
+    public var filter: ListFilter = .all
+    /// The name search (`/`): a case-insensitive substring; empty shows every file the filter lets through.
+    public var search = ""
+    /// True while the search prompt on the bottom line takes the keys.
+    public var isSearching = false
+    /// The batch's goodput over the last minute, for the sparkline.
+    public var rates = RateHistory()
 
     /// Creates the state of a fresh screen.
     public init(size: TerminalSize, selected: Int = 0, scrollTop: Int = 0, pane: Pane = .list, prompt: Prompt? = nil) {
@@ -47,5 +59,24 @@ public struct UIState: Sendable, Equatable {
         if selected < scrollTop { scrollTop = selected }
         if height > 0, selected >= scrollTop + height { scrollTop = selected - height + 1 }
         scrollTop = max(0, min(scrollTop, max(0, count - height)))
+    }
+}
+
+extension UIState {
+    /// True when the filter or the search hides some files.
+    public var isFiltered: Bool { filter != .all || !search.isEmpty }
+
+    /// Indices into `files` of the rows the list shows, in input order.
+    public func visibleRows(_ files: [FileSnapshot]) -> [Int] {
+        guard isFiltered else { return Array(files.indices) }
+        let needle = search.lowercased()
+        return files.indices.filter { index in
+            filter.includes(files[index]) && (needle.isEmpty || files[index].name.lowercased().contains(needle))
+        }
+    }
+
+    /// The selected file, if the list shows any.
+    public func selectedFile(in files: [FileSnapshot], visible: [Int]) -> FileSnapshot? {
+        visible.indices.contains(selected) ? files[visible[selected]] : nil
     }
 }

@@ -37,6 +37,11 @@ public struct Glyphs: Sendable, Hashable {
         check: "[OK]", cross: "x", pointer: ">", ellipsis: "~", dash: "-", arrow: "->", dot: "|",
         spinner: ["-", "\\", "|", "/"], asciiOnly: true)
 
+    /// Sparkline levels, lowest first: eighth blocks, or five ASCII steps.
+    public var sparkLevels: [Character] {
+        asciiOnly ? ["_", ".", "-", "=", "#"] : ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+    }
+
     /// Untrusted text made printable: control characters and bidi overrides escaped, and in ASCII
     /// mode every non-ASCII character shown as `?` (the terminal could not draw it).
     public func display(_ untrusted: String) -> String {

@@ -10,8 +10,10 @@ public struct Layout: Sendable, Equatable {
     public let headerRow = 0
     /// The aggregate bar.
     public let aggregateRow = 2
+    /// The throughput sparkline under the aggregate bar; nil below 50x16, where the list needs the row more.
+    public let graphRow: Int?
     /// First row of the toast.
-    public let toastRow = 3
+    public let toastRow: Int
     public let toastHeight: Int
     /// The list's column titles.
     public let columnHeaderRow: Int
@@ -26,6 +28,8 @@ public struct Layout: Sendable, Equatable {
     public init(size: TerminalSize) {
         self.size = size
         toastHeight = size.rows >= Self.boxedToastRows ? 5 : 2
+        graphRow = size.rows >= 16 && size.cols >= 50 ? aggregateRow + 1 : nil
+        toastRow = aggregateRow + (graphRow == nil ? 1 : 2)
         columnHeaderRow = toastRow + toastHeight
         listTop = columnHeaderRow + 1
         footerRow = max(0, size.rows - 1)

@@ -27,7 +27,9 @@ struct Columns: Equatable {
 extension ScreenRenderer {
     // MARK: - File list
 
-    func renderList(_ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, layout: Layout) {
+    func renderList(
+        _ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, visible: [Int], layout: Layout
+    ) {
         let cols = frame.size.cols
         let columns = Columns(cols: cols)
         var titles: [(String, Int, Bool)] = [("NAME", columns.name, false)]
@@ -44,25 +46,46 @@ extension ScreenRenderer {
                 style: style(bold: true, dim: true))
             x += title.1 + 2
         }
+        if state.isFiltered {
+            renderFilterTitle(&frame, state, count: visible.count, width: columns.name, layout: layout)
+        }
 
         let files = snapshot.files
         guard !files.isEmpty else {
             frame.put("No files to upload", x: 2, y: layout.listTop, style: style(dim: true))
             return
         }
-        let end = min(files.count, state.scrollTop + layout.listHeight)
+        guard !visible.isEmpty else {
+            let none = "No files match " + glyphs.dash + " f or Esc shows more"
+            frame.put(truncate(none, cols - 3), x: 2, y: layout.listTop, style: style(dim: true))
+            return
+        }
+        let end = min(visible.count, state.scrollTop + layout.listHeight)
         guard state.scrollTop < end else { return }
-        for index in state.scrollTop..<end {
-            let y = layout.listTop + index - state.scrollTop
-            renderRow(&frame, files[index], y: y, columns: columns, selected: index == state.selected)
+        for position in state.scrollTop..<end {
+            let y = layout.listTop + position - state.scrollTop
+            renderRow(&frame, files[visible[position]], y: y, columns: columns, selected: position == state.selected)
         }
         if state.scrollTop > 0 {
             frame.put(scrollMark(up: true), x: cols - 1, y: layout.listTop, style: style(dim: true))
         }
-        if end < files.count {
+        if end < visible.count {
             frame.put(
                 scrollMark(up: false), x: cols - 1, y: layout.listTop + layout.listHeight - 1, style: style(dim: true))
         }
+    }
+
+    /// `filter: failed /pet (3)` in the list's title row, after NAME when there is room, over it when not.
+    private func renderFilterTitle(_ frame: inout Frame, _ state: UIState, count: Int, width: Int, layout: Layout) {
+        var parts: [String] = []
+        if state.filter != .all { parts.append("filter: \(state.filter.rawValue)") }
+        if !state.search.isEmpty { parts.append("/" + glyphs.display(state.search)) }
+        let label = parts.joined(separator: " ") + " (\(count))"
+        let afterName = 6
+        let x = DisplayWidth.of(label) <= width - afterName ? 2 + afterName : 2
+        let room = x == 2 ? width : width - afterName
+        if x == 2 { frame.fill(" ", x: 2, y: layout.columnHeaderRow, count: width) }
+        frame.put(truncate(label, room), x: x, y: layout.columnHeaderRow, style: style(.cyan, bold: true))
     }
 
     private func scrollMark(up: Bool) -> String {
@@ -143,11 +166,17 @@ extension ScreenRenderer {
 
     // MARK: - Footer
 
-    func renderFooter(_ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, layout: Layout) {
+    func renderFooter(
+        _ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, visible: [Int], layout: Layout
+    ) {
         let cols = frame.size.cols
         let y = layout.footerRow
-        let position = snapshot.files.isEmpty ? "" : "\(state.selected + 1)/\(snapshot.files.count)"
-        if let notice = state.notice {
+        let position = visible.isEmpty ? "" : "\(state.selected + 1)/\(visible.count)"
+        if state.isSearching {
+            renderSearchPrompt(&frame, state, position: position, y: y)
+            return
+        }
+        if let notice = state.status ?? state.notice {
             let room = cols - 2 - DisplayWidth.of(position) - 2
             frame.put(truncate(glyphs.display(notice), room), x: 1, y: y, style: style(.yellow, bold: true))
             frame.put(position, x: cols - 1 - DisplayWidth.of(position), y: y, style: style(dim: true))
@@ -158,7 +187,7 @@ extension ScreenRenderer {
         let hints: [(key: String, label: String, priority: Int)] = [
             (arrows, "select", 4), ("Enter", "details", 2), ("r", "retry", 3), ("R", "retry failed", 7),
             ("c", "cancel", 5), ("C", "cancel all", 8), ("p", "pause", 6), ("+/-", "parallel", 9),
-            ("?", "help", 1), ("q", "quit", 0),
+            ("f", "filter", 10), ("/", "find", 11), ("y", "copy curl", 12), ("?", "help", 1), ("q", "quit", 0),
         ]
         var budget = cols - 2 - DisplayWidth.of(position) - 2
         var kept = Set<Int>()
@@ -173,6 +202,26 @@ extension ScreenRenderer {
         for (index, hint) in hints.enumerated() where kept.contains(index) {
             x += frame.put(hint.key, x: x, y: y, style: style(.cyan, bold: true))
             x += frame.put(" " + hint.label + "  ", x: x, y: y, style: style(dim: true))
+        }
+        frame.put(position, x: cols - 1 - DisplayWidth.of(position), y: y, style: style(dim: true))
+    }
+
+    /// The search prompt on the bottom line: `/query▏`, how to leave it, and the position among the matches.
+    private func renderSearchPrompt(_ frame: inout Frame, _ state: UIState, position: String, y: Int) {
+        let cols = frame.size.cols
+        let hint = "Enter keeps  Esc clears"
+        let right = DisplayWidth.of(position) + 2
+        let showHint = cols - 1 - right - DisplayWidth.of(hint) - 2 >= 12
+        let room = cols - 2 - right - (showHint ? DisplayWidth.of(hint) + 2 : 0) - 2
+        var x = 1
+        x += frame.put("/", x: x, y: y, style: style(.cyan, bold: true))
+        // Keep the end of a long query in sight: that is where the typing happens.
+        var query = glyphs.display(state.search)
+        while DisplayWidth.of(query) > room, !query.isEmpty { query.removeFirst() }
+        x += frame.put(query, x: x, y: y, style: style(bold: true))
+        frame.put(" ", x: x, y: y, style: style(reverse: true))
+        if showHint {
+            frame.put(hint, x: cols - 1 - right - DisplayWidth.of(hint), y: y, style: style(dim: true))
         }
         frame.put(position, x: cols - 1 - DisplayWidth.of(position), y: y, style: style(dim: true))
     }

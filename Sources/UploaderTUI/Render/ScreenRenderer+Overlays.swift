@@ -27,9 +27,6 @@ extension ScreenRenderer {
         if let reason = file.skipReason {
             lines.append(("Skipped", glyphs.display(Sanitizer.displayName(reason)), .default))
         }
-        if !file.curlCommand.isEmpty {
-            lines.append(("curl", glyphs.display(file.curlCommand), .default))
-        }
         return lines
     }
 
@@ -59,6 +56,23 @@ extension ScreenRenderer {
                 frame.put(chunk, x: valueX, y: y, style: style(line.color))
                 y += 1
             }
+        }
+        let command = file.curlCommand
+        guard !command.isEmpty, y <= last else { return }
+        frame.put(pad("curl", labelWidth), x: 2, y: y, style: style(bold: true, dim: true))
+        let copyHint = truncate("y copies it " + glyphs.dash + " or select the lines", valueWidth)
+        frame.put(copyHint, x: valueX, y: y, style: style(dim: true))
+        y += 1
+        for line in CommandLines.split(command) {
+            guard y <= last else {
+                frame.put(glyphs.ellipsis, x: valueX, y: last, style: style(dim: true))
+                return
+            }
+            // No side borders on these rows: a mouse selection then holds only the command, and the terminal
+            // drops the trailing blanks, so each line ends in its `\`. Too long a line is cut, never wrapped.
+            frame.fill(" ", x: 0, y: y, count: cols)
+            frame.put(truncate(glyphs.display(line), cols - 3), x: 2, y: y, style: style())
+            y += 1
         }
     }
 
@@ -108,6 +122,9 @@ extension ScreenRenderer {
             ("p", "pause or resume the selected file"),
             ("+ / -", "more / fewer parallel uploads (now \(snapshot.concurrency))"),
             ("[ / ]", "total speed cap down / up (now \(speedCap(snapshot.bandwidthLimit)))"),
+            ("f", "show all / active / failed / done files"),
+            ("/", "find by name (Enter keeps, Esc clears)"),
+            ("y / Y", "copy the file's curl command / its error"),
             ("?", "show or hide this help"),
             ("q", "quit (asks y/n while uploads run)"),
         ]

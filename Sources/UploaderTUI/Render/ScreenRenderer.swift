@@ -42,17 +42,19 @@ public struct ScreenRenderer: Sendable {
         }
         var state = state
         state.size = size
-        state.clamp(fileCount: snapshot.files.count)
+        let visible = state.visibleRows(snapshot.files)
+        state.clamp(fileCount: visible.count)
         renderHeader(&frame, snapshot)
         renderAggregate(&frame, snapshot, row: layout.aggregateRow)
+        if let row = layout.graphRow { renderGraph(&frame, state.rates, row: row) }
         renderToast(&frame, snapshot, layout: layout)
-        renderList(&frame, snapshot, state, layout: layout)
-        renderFooter(&frame, snapshot, state, layout: layout)
+        renderList(&frame, snapshot, state, visible: visible, layout: layout)
+        renderFooter(&frame, snapshot, state, visible: visible, layout: layout)
         switch state.pane {
         case .list: break
         case .detail:
-            if snapshot.files.indices.contains(state.selected) {
-                renderDetail(&frame, snapshot.files[state.selected], layout: layout)
+            if let file = state.selectedFile(in: snapshot.files, visible: visible) {
+                renderDetail(&frame, file, layout: layout)
             }
         case .help: renderHelp(&frame, snapshot, layout: layout)
         }

@@ -12,6 +12,8 @@ public final class CursesTerminal: Terminal {
     private struct Shared {
         /// Rows waiting to be drawn, latest content per row.
         var pending: [Int: [Cell]] = [:]
+        /// OSC 52 sequences waiting to go out after the next rows.
+        var clipboard: [String] = []
         var closing = false
         var finished = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -91,6 +93,12 @@ public final class CursesTerminal: Terminal {
         cn_wake(wakeWrite)
     }
 
+    public func setClipboard(_ text: String) {
+        let sequence = OSC52.sequence(text)
+        shared.withLock { $0.clipboard.append(sequence) }
+        cn_wake(wakeWrite)
+    }
+
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let finished = shared.withLock { shared in
@@ -120,6 +128,7 @@ public final class CursesTerminal: Terminal {
                 sink.yield(.tick)
             }
             drawPending()
+            writeClipboard()
         }
         cn_stop()
         sink.finish()
@@ -167,6 +176,22 @@ public final class CursesTerminal: Terminal {
             }
         }
         cn_refresh()
+    }
+
+    /// Writes pending OSC 52 sequences straight to the tty, after curses flushed its frame, so the escape never
+    /// splits one of curses' own sequences. It moves no cursor and prints nothing, so curses' idea of the
+    /// screen stays true.
+    private func writeClipboard() {
+        let sequences = shared.withLock { shared in
+            defer { shared.clipboard = [] }
+            return shared.clipboard
+        }
+        for sequence in sequences {
+            let bytes = Array(sequence.utf8)
+            bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { cn_write_raw($0.baseAddress, $0.count) }
+            }
+        }
     }
 
     private static func styleBits(_ style: CellStyle) -> Int32 {

@@ -5,6 +5,7 @@ public final class InMemoryTerminal: Terminal {
     private struct State {
         var screen: Frame
         var writes: [[Int]] = []
+        var clipboard: [String] = []
         var closed = false
     }
 
@@ -45,6 +46,9 @@ public final class InMemoryTerminal: Terminal {
     /// The rows written by each flush, in order.
     public var writes: [[Int]] { state.withLock { $0.writes } }
 
+    /// The OSC 52 sequences written, in order, exactly as a real terminal would receive them.
+    public var clipboardWrites: [String] { state.withLock { $0.clipboard } }
+
     /// True once `close()` ran.
     public var isClosed: Bool { state.withLock { $0.closed } }
 
@@ -54,6 +58,10 @@ public final class InMemoryTerminal: Terminal {
             state.screen.copyRows(rows, from: frame)
             state.writes.append(rows)
         }
+    }
+
+    public func setClipboard(_ text: String) {
+        state.withLock { $0.clipboard.append(OSC52.sequence(text)) }
     }
 
     public func close() async {

@@ -25,6 +25,9 @@ public protocol Terminal: AnyObject, Sendable {
     var events: AsyncStream<TerminalEvent> { get }
     /// Writes the given rows of `frame` (the ones that changed since the last write) and shows them.
     func write(_ frame: Frame, rows: [Int])
+    /// Puts `text` on the system clipboard with OSC 52, which reaches the local clipboard through tmux and SSH.
+    /// The sequence goes out after the rows already written, so it never lands inside a frame.
+    func setClipboard(_ text: String)
     /// Restores the terminal; returns once it is restored. Calling it twice is harmless.
     func close() async
 }

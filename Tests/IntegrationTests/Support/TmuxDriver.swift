@@ -30,6 +30,24 @@ struct TmuxDriver {
         try await tmux(["capture-pane", "-p", "-t", session])
     }
 
+    /// Sets a server option (`set-clipboard on`, so OSC 52 from the program lands in a paste buffer).
+    func setOption(_ name: String, _ value: String) async throws {
+        try await tmux(["set-option", "-s", name, value])
+    }
+
+    /// Polls the newest paste buffer until `predicate` holds or `timeout` passes; returns the last one read
+    /// (empty while there is none).
+    func waitForBuffer(timeout: Duration = .seconds(10), _ predicate: (String) -> Bool) async throws -> String {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var buffer = (try? await tmux(["show-buffer"])) ?? ""
+        while !predicate(buffer), clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            buffer = (try? await tmux(["show-buffer"])) ?? ""
+        }
+        return buffer
+    }
+
     /// Resizes the window.
     func resize(cols: Int, rows: Int) async throws {
         try await tmux(["resize-window", "-t", session, "-x", "\(cols)", "-y", "\(rows)"])

@@ -1,0 +1,69 @@
+import UploadDomain
+
+/// The batch's goodput over the last minute, one sample per second, for the sparkline under the overall bar.
+///
+/// Goodput is the growth of `BatchProgress.bytesSent`: bytes of finished files plus bytes handed to the network
+/// for files in flight. A retry that starts a file over makes that figure shrink; the drop counts as zero, so
+/// the graph never shows the same bytes twice as progress lost. Time comes from the caller, so tests script it.
+public struct RateHistory: Sendable, Equatable {
+    /// Seconds kept.
+    public static let capacity = 60
+
+    /// Bytes per second of each completed second, oldest first; at most `capacity`.
+    public private(set) var samples: [Double] = []
+    /// The second being filled, counted from the clock's origin; nil before the first reading.
+    private var second: Int64?
+    private var pending: Int64 = 0
+    private var lastBytes: Int64 = 0
+
+    /// Creates an empty history.
+    public init() {}
+
+    /// Creates a history holding `samples` (bytes per second, oldest first), for render tests.
+    public init(samples: [Double]) {
+        self.samples = Array(samples.suffix(Self.capacity))
+    }
+
+    /// Adds a reading of the batch's `bytesSent` taken at `now`; a second that passes closes its sample.
+    public mutating func record(bytesSent: Int64, at now: Duration) {
+        let current = now.components.seconds
+        guard let open = second else {
+            second = current
+            lastBytes = bytesSent
+            return
+        }
+        pending += max(0, bytesSent - lastBytes)
+        lastBytes = bytesSent
+        guard current > open else { return }
+        append(Double(pending))
+        // Seconds without a reading (the loop was busy or asleep) moved nothing we saw.
+        for _ in 0..<min(Int(current - open - 1), Self.capacity) { append(0) }
+        pending = 0
+        second = current
+    }
+
+    /// The highest second in the window; 0 when empty.
+    public var peak: Double { samples.max() ?? 0 }
+
+    /// The last completed second; 0 when empty.
+    public var current: Double { samples.last ?? 0 }
+
+    private mutating func append(_ value: Double) {
+        samples.append(value)
+        if samples.count > Self.capacity { samples.removeFirst(samples.count - Self.capacity) }
+    }
+
+    /// The window squeezed or padded to `width` cells, newest at the right: each cell the mean of the seconds
+    /// it covers, nil where the window reaches back before the first sample.
+    public func cells(width: Int) -> [Double?] {
+        guard width > 0 else { return [] }
+        let slots: [Double?] =
+            Array(repeating: nil, count: Self.capacity - samples.count) + samples.map { Optional($0) }
+        let shown = min(width, Self.capacity)
+        return (0..<shown).map { cell in
+            let range = (cell * Self.capacity / shown)..<((cell + 1) * Self.capacity / shown)
+            let values = slots[range].compactMap { $0 }
+            return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+        }
+    }
+}

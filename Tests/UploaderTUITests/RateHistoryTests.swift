@@ -1,0 +1,43 @@
+import Testing
+
+@testable import UploaderTUI
+
+@Suite("RateHistory")
+struct RateHistoryTests {
+    @Test("one sample per second from the growth of bytesSent; a drop counts as zero, a gap as zero seconds")
+    func scriptedSeries() {
+        var history = RateHistory()
+        history.record(bytesSent: 0, at: .zero)
+        history.record(bytesSent: 500, at: .milliseconds(500))
+        history.record(bytesSent: 1000, at: .milliseconds(1000))
+        #expect(history.samples == [1000])
+        // A retry starts a file over: bytesSent falls, and the fall is no negative rate.
+        history.record(bytesSent: 800, at: .milliseconds(1500))
+        history.record(bytesSent: 3000, at: .milliseconds(2100))
+        #expect(history.samples == [1000, 2200])
+        history.record(bytesSent: 3000, at: .seconds(5))
+        #expect(history.samples == [1000, 2200, 0, 0, 0])
+        #expect(history.peak == 2200)
+        #expect(history.current == 0)
+    }
+
+    @Test("the window keeps the last 60 seconds")
+    func window() {
+        var history = RateHistory()
+        for second in 0...100 { history.record(bytesSent: Int64(second * second), at: .seconds(second)) }
+        #expect(history.samples.count == 60)
+        #expect(history.current == Double(100 * 100 - 99 * 99))
+        #expect(history.samples.first == Double(41 * 41 - 40 * 40))
+    }
+
+    @Test("cells squeeze the minute into the width, newest right, blank before the first sample")
+    func cells() {
+        let history = RateHistory(samples: (1...30).map(Double.init))
+        let cells = history.cells(width: 30)
+        #expect(cells.count == 30)
+        #expect(cells.prefix(15).allSatisfy { $0 == nil })
+        #expect(cells[15] == 1.5)
+        #expect(cells.last == 29.5)
+        #expect(history.cells(width: 200).count == 60)
+    }
+}
