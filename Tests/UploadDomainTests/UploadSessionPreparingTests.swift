@@ -107,7 +107,9 @@ struct UploadSessionPreparingTests {
 
     /// Polls a condition the session reaches on another task (a discarded file after its preparation returned).
     private func waitFor(_ condition: () -> Bool) async throws {
-        for _ in 0..<1000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        // Up to 10 s: on a loaded 2-core machine the session's task may wait long for its turn.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
         #expect(condition())
     }
 }
