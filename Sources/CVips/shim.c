@@ -18,14 +18,15 @@
 // X(name): every libvips and GLib function called, bound by name from the loaded library (GLib's through its
 // dependencies, which dlsym searches too).
 #define CVIPS_FUNCTIONS(X)                                                                                            \
-    X(vips_init) X(vips_version) X(vips_cache_set_max) X(vips_concurrency_set) X(vips_block_untrusted_set) X(vips_error_buffer_copy)        \
-    X(vips_error_clear) X(vips_error_system) X(vips_image_new_from_file) X(vips_image_get_width)                    \
-    X(vips_image_get_height) X(vips_image_get_n_pages) X(vips_image_get_orientation) X(vips_image_get_string)       \
-    X(vips_image_get_blob) X(vips_image_get_typeof) X(vips_image_get_fields) X(vips_image_remove)                   \
-    X(vips_image_hasalpha) X(vips_image_set_string) X(vips_image_set_int) X(vips_thumbnail) X(vips_autorot)         \
-    X(vips_icc_transform) X(vips_copy) X(vips_flatten) X(vips_array_double_newv) X(vips_area_unref)                 \
-    X(vips_jpegsave) X(vips_pngsave) X(vips_webpsave_buffer) X(vips_tiffsave) X(vips_gifsave) X(vips_heifsave) X(vips_gaussnoise)    \
-    X(vips_bandjoin_const1) X(vips_cast) X(g_free) X(g_strfreev) X(g_object_ref) X(g_object_unref) X(g_log_set_handler)
+    X(vips_init) X(vips_version) X(vips_cache_set_max) X(vips_concurrency_set) X(vips_block_untrusted_set)            \
+    X(vips_error_buffer_copy) X(vips_error_clear) X(vips_error_system) X(vips_image_new_from_file)                    \
+    X(vips_image_get_width) X(vips_image_get_height) X(vips_image_get_n_pages) X(vips_image_get_orientation)          \
+    X(vips_image_get_string) X(vips_image_get_blob) X(vips_image_get_typeof) X(vips_image_get_fields)                 \
+    X(vips_image_remove) X(vips_image_hasalpha) X(vips_image_set_string) X(vips_image_set_int) X(vips_thumbnail)      \
+    X(vips_autorot) X(vips_icc_transform) X(vips_copy) X(vips_flatten) X(vips_array_double_newv) X(vips_area_unref)   \
+    X(vips_jpegsave) X(vips_pngsave) X(vips_webpsave_buffer) X(vips_tiffsave) X(vips_gifsave) X(vips_heifsave)        \
+    X(vips_gaussnoise) X(vips_bandjoin_const1) X(vips_cast) X(g_free) X(g_strfreev) X(g_object_ref)                   \
+    X(g_object_unref) X(g_log_set_handler)
 
 #define CVIPS_FIELD(name) __typeof__(&name) name;
 static struct {
