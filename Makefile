@@ -5,7 +5,7 @@ APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev
 	openssl nginx
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
-BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time libvips-tools iproute2
+BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time libvips-tools iproute2 openssl tmux
 BENCH_RUNS ?= 5
 FUZZ_SECONDS ?= 600
 
@@ -85,12 +85,14 @@ install-files:
 	"$(INSTALL_FROM)/uploader-tui" --generate-completion-script zsh > "$(PREFIX)/share/zsh/site-functions/_uploader-tui"
 	"$(INSTALL_FROM)/uploader-tui" --generate-completion-script fish > "$(PREFIX)/share/fish/vendor_completions.d/uploader-tui.fish"
 
-## Release build against curl, rclone and its own screen on 127.0.0.1 (issue 6); writes bench/RESULTS.md.
+## Release build against curl, rclone, aws and its own screen, on 127.0.0.1 and a shaped link; writes bench/RESULTS.md.
 ## BENCH_RUNS=N sets the counted rounds per comparison (default 5).
 bench: release
 	$(call apt_install,$(BENCH_APT_PACKAGES))
-	@# The photos of comparison 6 are made with Pillow.
+	@# The photos of comparison 6 are made with Pillow; comparison 12 runs moto's S3 server, boto3 and the aws CLI.
 	@python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow
+	@python3 -c 'import moto.server, boto3, flask_cors' 2>/dev/null || python3 -m pip install -q 'moto[server]' boto3
+	@command -v aws >/dev/null || python3 -m pip install -q awscli
 	python3 bench/bench.py --bin "$$(swift build $(RELEASE) --show-bin-path)" --runs $(BENCH_RUNS)
 
 ## libFuzzer targets of the parsers (Fuzz/, docs/fuzzing.md), FUZZ_SECONDS each (default 600), one after another,

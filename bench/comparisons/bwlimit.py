@@ -4,6 +4,12 @@ import os
 import shutil
 from pathlib import Path
 
+from harness import tools
+from harness.common import DATA, MIB, WORK, BenchError, log
+from harness.data import make_files
+from harness.measure import alternate, med, spread
+
+KEY = "bwlimit"
 FILE_COUNT, FILE_MIB = 8, 32
 TRANSFERS = 4
 CAP = "20M"
@@ -26,64 +32,52 @@ def served_rate(log: Path, offset: int) -> tuple[float, float, int]:
     return body / max(end - start, 1e-3), end - start, len(puts)
 
 
-def run(bench, b) -> None:
+def run(bench) -> None:
     """Measures both tools; `b` is the bench module (its helpers), `bench` the running Bench."""
-    folder = b.DATA / f"bwlimit-{FILE_COUNT}x{FILE_MIB}M"
-    b.make_files(folder, FILE_COUNT, FILE_MIB * b.MIB, "b", 1)
+    folder = DATA / f"bwlimit-{FILE_COUNT}x{FILE_MIB}M"
+    make_files(folder, FILE_COUNT, FILE_MIB * MIB, "b", 1)
     dav = f"{bench.nginx.url}/dav/"
 
-    def measured(name: str, run, mark) -> object:
-        if run.exit_code != 0:
-            raise b.BenchError(f"{name}: exit {run.exit_code}")
-        run.extra.update(bench.nginx.check(mark, "PUT", FILE_COUNT, FILE_MIB * b.MIB))
-        rate, span, _ = served_rate(bench.nginx.access_log, mark[0])
+    def measured(name: str, run):
+        rate, span, _ = served_rate(bench.nginx.access_log, run.extra["log_offset"])
         run.extra.update({"ratio": rate / CAP_BYTES, "served_span": span})
         stored = bench.nginx.davroot / "dav" / name
         sizes = sorted(p.stat().st_size for p in stored.iterdir()) if stored.is_dir() else []
-        if sizes != [FILE_MIB * b.MIB] * FILE_COUNT:
-            raise b.BenchError(f"{name}: {len(sizes)} files of the right size in {stored}, expected {FILE_COUNT}")
+        if sizes != [FILE_MIB * MIB] * FILE_COUNT:
+            raise BenchError(f"{name}: {len(sizes)} files of the right size in {stored}, expected {FILE_COUNT}")
         shutil.rmtree(stored)  # keeps the disk small; outside the timed part
         return run
 
     def tui(name: str):
-        journal = b.fresh_journal(name)
-        argv = [str(bench.tui), str(folder), "--put", f"{dav}{name}/", "--no-tui", "--json", "--concurrency",
-                str(TRANSFERS), "--bwlimit", CAP, "--journal", str(journal)]
-        bench.remember("bwlimit_tui", argv)
-        mark = bench.nginx.mark()
-        result = b.run_hyperfine(name, argv)
-        b.check_summary(result, FILE_COUNT, name)
-        b.drop_journal(journal)
-        return measured(name, result, mark)
+        args = [str(folder), "--put", f"{dav}{name}/", *tools.concurrency(TRANSFERS), "--bwlimit", CAP]
+        return measured(name, tools.tui(bench, name, "bwlimit_tui", args, bench.nginx, "PUT", FILE_COUNT,
+                                        FILE_MIB * MIB))
 
     def rclone(name: str):
         argv = ["rclone", "copy", str(folder), f":webdav:{name}", "--webdav-url", dav, "--transfers", str(TRANSFERS),
                 "--bwlimit", CAP]
-        bench.remember("bwlimit_rclone", argv)
-        env = dict(os.environ, RCLONE_CONFIG=str(b.WORK / "rclone.conf"))
-        mark = bench.nginx.mark()
-        return measured(name, b.run_hyperfine(name, argv, env=env), mark)
+        env = dict(os.environ, RCLONE_CONFIG=str(WORK / "rclone.conf"))
+        return measured(name, tools.peer(bench, name, "bwlimit_rclone", argv, bench.nginx, "PUT", FILE_COUNT,
+                                         FILE_MIB * MIB, env))
 
-    b.log(f"7. {FILE_COUNT} x {FILE_MIB} MiB PUT, {TRANSFERS} at a time, --bwlimit {CAP} -> nginx WebDAV")
-    bench.results["bwlimit"] = b.alternate("bwlimit", bench.runs, [("uploader-tui", tui), ("rclone", rclone)])
+    log(f"7. {FILE_COUNT} x {FILE_MIB} MiB PUT, {TRANSFERS} at a time, --bwlimit {CAP} -> nginx WebDAV")
+    bench.results[KEY] = alternate("bwlimit", bench.runs, [("uploader-tui", tui), ("rclone", rclone)])
 
 
-def rows(results: dict, b) -> tuple[list[tuple], list[tuple]]:
+def rows(bench) -> tuple[list[tuple], list[tuple]]:
     """The report's rows and goals for comparison 7."""
-    if "bwlimit" not in results:
-        return [], []
-    tui, rclone = results["bwlimit"]["uploader-tui"], results["bwlimit"]["rclone"]
+    tui, rclone = bench.results[KEY]["uploader-tui"], bench.results[KEY]["rclone"]
     ratio = lambda runs: [run.extra["ratio"] for run in runs]
     span = lambda runs: [run.extra["served_span"] for run in runs]
     title = (f"7. total cap `--bwlimit {CAP}`, {FILE_COUNT} × {FILE_MIB} MiB PUT, {TRANSFERS} in flight → nginx"
              f" WebDAV; peer: `rclone copy --bwlimit {CAP}`")
     table = [
-        (title, "achieved rate ÷ cap, on nginx's clock (1.00 is exact)", b.spread(ratio(tui), 3),
-         b.spread(ratio(rclone), 3), "—"),
-        ("", "first body byte to last, on nginx's clock, s", b.spread(span(tui), 2), b.spread(span(rclone), 2),
-         f"{b.med(span(tui)) / b.med(span(rclone)):.2f}x"),
+        (title, "achieved rate ÷ cap, on nginx's clock (1.00 is exact)", spread(ratio(tui), 3),
+         spread(ratio(rclone), 3), "—"),
+        ("", "first body byte to last, on nginx's clock, s", spread(span(tui), 2), spread(span(rclone), 2),
+         f"{med(span(tui)) / med(span(rclone)):.2f}x"),
     ]
     worst = max(ratio(tui), key=lambda value: abs(value - 1))
     goals = [(f"--bwlimit {CAP}: every run's total within {GOAL_LOW:.1f}–{GOAL_HIGH:.1f}x the cap",
-              f"{worst:.3f}x at worst (rclone: {b.med(ratio(rclone)):.3f}x median)", GOAL_LOW <= worst <= GOAL_HIGH)]
+              f"{worst:.3f}x at worst (rclone: {med(ratio(rclone)):.3f}x median)", GOAL_LOW <= worst <= GOAL_HIGH)]
     return table, goals

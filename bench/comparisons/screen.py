@@ -1,0 +1,89 @@
+"""4. The screen in tmux against headless, on the 300 files to the sink."""
+import os
+import shlex
+import subprocess
+import time
+
+from harness.common import CONCURRENCY, RUN_TIMEOUT, WORK, BenchError, log
+from harness.measure import Run, alternate, drop_journal, fresh_journal, med, parse_gnu_time, timed
+from harness.processes import PROCESSES
+from harness.report import cpu, row, rss_mib, seconds
+
+from . import small_post
+
+KEY = "tui"
+COUNT, SIZE = small_post.COUNT, small_post.SIZE
+GOAL_OVERHEAD = 0.05
+
+
+def run(bench) -> None:
+    files = small_post.folder()
+    sink = f"{bench.nginx.url}/sink/"
+    socket_name = f"bench-{os.getpid()}"
+    tmux = ["tmux", "-L", socket_name]
+    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    # A placeholder session keeps this private server up, so its start-up is not timed.
+    subprocess.run(tmux + ["-f", "/dev/null", "new-session", "-d", "-s", "idle", "-x", "100", "-y", "30",
+                           "sleep 86400"], check=True, **quiet)
+    server_pid = int(subprocess.run(tmux + ["display-message", "-p", "-t", "idle", "#{pid}"],
+                                    check=True, capture_output=True, text=True).stdout.strip())
+    PROCESSES.adopt("tmux server", server_pid)
+
+    def measure(name: str, headless: bool) -> Run:
+        journal = fresh_journal(name)
+        out = WORK / "out"
+        out.mkdir(parents=True, exist_ok=True)
+        exit_file, time_file = out / f"{name}.exit", out / f"{name}.time"
+        exit_file.unlink(missing_ok=True)
+        argv = [str(bench.tui), str(files[0].parent), "--to", sink, "--concurrency", str(CONCURRENCY),
+                "--journal", str(journal), "--exit-when-done"] + (["--no-tui"] if headless else [])
+        bench.remember("tui_headless" if headless else "tui_screen", argv)
+        command = f"{shlex.join(timed(argv, time_file))}; echo $? > {shlex.quote(str(exit_file))}"
+        mark = bench.nginx.mark()
+        started = time.perf_counter()
+        subprocess.run(tmux + ["new-session", "-d", "-s", name, "-x", "100", "-y", "30",
+                               "-e", "TERM=xterm-256color", "-e", "LANG=C.UTF-8", command],
+                       check=True, **quiet)
+        deadline = time.monotonic() + RUN_TIMEOUT
+        while not (exit_file.exists() and exit_file.read_text().strip()):
+            if time.monotonic() > deadline:
+                raise BenchError(f"{name}: no exit file after {RUN_TIMEOUT:.0f} s")
+            time.sleep(0.01)
+        elapsed = time.perf_counter() - started
+        code = int(exit_file.read_text().strip())
+        rss, user, system, _ = parse_gnu_time(time_file)
+        if code != 0:
+            raise BenchError(f"{name}: uploader-tui exited with {code}")
+        checked = bench.nginx.check(mark, "POST", COUNT, SIZE)
+        drop_journal(journal)
+        return Run(seconds=elapsed, rss_kib=rss, user=user, system=system, exit_code=code, extra=checked)
+
+    log("4. the screen (tmux, 100x30) against --no-tui, 300 files -> sink")
+    try:
+        bench.results[KEY] = alternate("tui", bench.runs, [
+            ("screen", lambda name: measure(name, headless=False)),
+            ("no-tui", lambda name: measure(name, headless=True)),
+        ])
+    finally:
+        subprocess.run(tmux + ["kill-server"], **quiet)
+        PROCESSES.stop(server_pid)
+
+
+def rows(bench):
+    screen, headless = bench.results[KEY]["screen"], bench.results[KEY]["no-tui"]
+    table = [
+        row("4. the screen in tmux (100×30) vs `--no-tui`, 300 files → sink; peer: itself headless",
+            "wall time, s (lower is better)", seconds(screen), seconds(headless), 3),
+        row("", "CPU user+sys, s", cpu(screen), cpu(headless), 2),
+        row("", "peak RSS, MiB", rss_mib(screen), rss_mib(headless), 1),
+    ]
+    overhead = med(seconds(screen)) / med(seconds(headless)) - 1
+    return table, [(f"screen within {GOAL_OVERHEAD:.0%} of headless (median wall time)", f"{overhead:+.1%}",
+                    overhead <= GOAL_OVERHEAD)]
+
+
+SETUP = [
+    "- Comparison 4: both modes in one private tmux server (`tmux -L`, started beforehand with a placeholder",
+    "  session, so its start-up is not timed), a new 100×30 session per run (`TERM=xterm-256color`,",
+    "  `LANG=C.UTF-8`); time from launching the session to its exit file (polled every 10 ms).",
+]

@@ -1,0 +1,1 @@
+"""What every comparison shares: processes, data, servers, measuring, the report (issue 20)."""

@@ -1,0 +1,50 @@
+"""One run of uploader-tui, curl or another peer against nginx, checked from both ends."""
+from pathlib import Path
+
+from .common import CONCURRENCY, WORK, BenchError
+from .measure import Run, check_summary, drop_journal, fresh_journal, run_hyperfine
+
+CURL_PARALLEL = ["curl", "-s", "--no-progress-meter", "--parallel"]  # curl 7.88's -s leaves the meter on
+
+
+def curl_config(name: str, url: str, files: list[Path], form: bool = True) -> Path:
+    """A curl config with one block per file (`next` between them): a multipart POST of `file=@…` to `url`, or a
+    PUT of it to `url` + its name."""
+    config = WORK / f"{name}.cfg"
+    if form:
+        blocks = [f'url = "{url}"\nform = "file=@{p}"\noutput = "/dev/null"\n' for p in files]
+    else:
+        blocks = [f'url = "{url}{p.name}"\nupload-file = "{p}"\noutput = "/dev/null"\n' for p in files]
+    config.write_text("next\n".join(blocks))
+    return config
+
+
+def tui(bench, name: str, key: str, args: list[str], nginx, method: str, count: int, min_bytes: int,
+        env: dict | None = None) -> Run:
+    """uploader-tui headless with `args` (source, destination, options) and a fresh journal; its summary must say
+    `count` done, and nginx must have logged `count` requests of `method`."""
+    journal = fresh_journal(name)
+    argv = [str(bench.tui), *args, "--no-tui", "--json", "--journal", str(journal)]
+    bench.remember(key, argv)
+    mark = nginx.mark()
+    run = run_hyperfine(name, argv, env=env)
+    check_summary(run, count, name)
+    run.extra.update(nginx.check(mark, method, count, min_bytes))
+    drop_journal(journal)
+    return run
+
+
+def peer(bench, name: str, key: str, argv: list[str], nginx, method: str, count: int, min_bytes: int,
+         env: dict | None = None) -> Run:
+    """A peer's run, which must exit 0, checked at nginx like uploader-tui's."""
+    bench.remember(key, argv)
+    mark = nginx.mark()
+    run = run_hyperfine(name, argv, env=env)
+    if run.exit_code != 0:
+        raise BenchError(f"{name}: {argv[0]} exited with {run.exit_code} ({run.extra['stdout']})")
+    run.extra.update(nginx.check(mark, method, count, min_bytes))
+    return run
+
+
+def concurrency(value: int = CONCURRENCY) -> list[str]:
+    return ["--concurrency", str(value)]
