@@ -14,7 +14,7 @@
     X(curl_mime_filename) X(curl_mime_type) X(curl_mime_data) X(curl_mime_data_cb) X(curl_mime_free)                \
     X(curl_slist_append) X(curl_slist_free_all) X(curl_multi_init) X(curl_multi_setopt) X(curl_multi_add_handle)    \
     X(curl_multi_remove_handle) X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_wakeup)                       \
-    X(curl_multi_info_read) X(curl_multi_cleanup)
+    X(curl_multi_info_read) X(curl_multi_cleanup) X(curl_share_init) X(curl_share_setopt)
 
 #define CCURL_FIELD(name) __typeof__(&name) name;
 static struct {
@@ -116,3 +116,36 @@ CURLMsg *ccurl_multi_info_read(CURLM *m, int *left) { return ready()->curl_multi
 CURLMcode ccurl_multi_cleanup(CURLM *m) { return ready()->curl_multi_cleanup(m); }
 
 size_t ccurl_readfunc_abort(void) { return CURL_READFUNC_ABORT; }
+
+// The share's data is used from every loop's thread, so each kind gets a mutex of its own.
+static pthread_mutex_t share_locks[CURL_LOCK_DATA_LAST];
+
+static void share_lock(CURL *h, curl_lock_data data, curl_lock_access access, void *user) {
+    (void)h, (void)access, (void)user;
+    pthread_mutex_lock(&share_locks[data]);
+}
+
+static void share_unlock(CURL *h, curl_lock_data data, void *user) {
+    (void)h, (void)user;
+    pthread_mutex_unlock(&share_locks[data]);
+}
+
+static pthread_once_t share_once = PTHREAD_ONCE_INIT;
+static CURLSH *share;
+
+static void make_share(void) {
+    for (int i = 0; i < CURL_LOCK_DATA_LAST; i++) pthread_mutex_init(&share_locks[i], NULL);
+    CURLSH *made = ready()->curl_share_init();
+    if (made == NULL) return;
+    if (ready()->curl_share_setopt(made, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK ||
+        ready()->curl_share_setopt(made, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
+        ready()->curl_share_setopt(made, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK ||
+        ready()->curl_share_setopt(made, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK)
+        return;  // left unused rather than half set up
+    share = made;
+}
+
+CURLSH *ccurl_shared_tls_and_dns(void) {
+    pthread_once(&share_once, make_share);
+    return share;
+}

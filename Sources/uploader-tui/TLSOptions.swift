@@ -4,7 +4,7 @@ import UploadData
 import UploadDomain
 import UploaderCLI
 
-/// The TLS and proxy options `upload` and `delete` share, named as curl names them.
+/// The TLS, proxy and HTTP version options `upload` and `delete` share, named as curl names them.
 struct TLSOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
@@ -41,6 +41,9 @@ struct TLSOptions: ParsableArguments {
             valueName: "hosts"))
     var noproxy: String?
 
+    @Flag(help: "HTTP version (default: HTTP/2 where the server offers it over TLS, else HTTP/1.1).")
+    var httpVersion: HTTPVersionFlag?
+
     static let proxySchemes: Set<String> = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
 
     /// Checks every file and the proxy, then writes them into `options`.
@@ -69,6 +72,7 @@ struct TLSOptions: ParsableArguments {
         options.clientKey = key
         options.proxy = proxy
         options.noProxy = noproxy
+        options.httpVersion = httpVersion?.version ?? .automatic
     }
 
     /// A proxy URL with a scheme libcurl speaks, a host and a port in range; "" (no proxy) passes.
@@ -89,5 +93,22 @@ struct TLSOptions: ParsableArguments {
         if let problem = URLCheck.problem("http" + proxy[schemeEnd.lowerBound...]) {
             throw UsageError(description: "--proxy: invalid URL '\(shown)': \(problem)")
         }
+    }
+}
+
+/// `--http1.1` or `--http2`, as curl spells them.
+enum HTTPVersionFlag: String, EnumerableFlag {
+    case http1_1, http2
+
+    var version: HTTPVersion { self == .http1_1 ? .http1_1 : .http2 }
+
+    static func name(for value: Self) -> NameSpecification {
+        .customLong(value == .http1_1 ? "http1.1" : "http2")
+    }
+
+    static func help(for value: Self) -> ArgumentHelp? {
+        value == .http1_1
+            ? "Use HTTP/1.1 only."
+            : "Use HTTP/2 over TLS, many files multiplexed on few connections (and offer h2c over http://)."
     }
 }

@@ -2,10 +2,9 @@
 WebDAV. First a sweep of fixed widths for uploader-tui and curl (one run each), then uploader-tui at
 `--concurrency auto` against curl at the best `--parallel-max` the sweep found and rclone at the same width."""
 import os
-import shutil
 
 from harness import shaped, tools
-from harness.common import WORK, BenchError, log
+from harness.common import WORK, log
 from harness.measure import alternate, med, spread
 
 from . import small_post
@@ -33,12 +32,7 @@ def run(bench) -> None:
         dav = f"{link.url}/dav/"
 
         def stored(run, name: str):
-            folder = link.nginx.davroot / "dav" / name
-            sizes = {p.name: p.stat().st_size for p in folder.iterdir()} if folder.is_dir() else {}
-            if sizes != {p.name: SIZE for p in files}:
-                raise BenchError(f"{name}: {len(sizes)} files in {folder}, expected {COUNT} of {SIZE} B")
-            shutil.rmtree(folder)
-            return run
+            return tools.take_dav(run, link.nginx, name, files)
 
         def tui(width: str):
             def measure(name: str):

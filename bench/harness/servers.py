@@ -64,7 +64,8 @@ class Nginx:
             flags = " ssl http2" if self.http2 else " ssl"
             # Session resumption (tickets and a cache) is on, as on any real server.
             tls = (f"        ssl_certificate {self.tls.server_cert};\n        ssl_certificate_key {self.tls.server_key};\n"
-                   "        ssl_session_cache shared:bench:1m;\n        ssl_session_tickets on;")
+                   "        ssl_protocols TLSv1.2 TLSv1.3;\n        ssl_session_cache shared:bench:1m;\n"
+                   "        ssl_session_tickets on;")
         for name, value in (("@DIR@", self.dir), ("@DAVROOT@", self.davroot), ("@WORK@", WORK), ("@HOST@", self.host),
                             ("@PORT@", self.port), ("@USER@", user), ("@LISTEN_FLAGS@", flags), ("@TLS@", tls)):
             config = config.replace(name, str(value))

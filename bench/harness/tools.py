@@ -1,4 +1,5 @@
 """One run of uploader-tui, curl or another peer against nginx, checked from both ends."""
+import shutil
 from pathlib import Path
 
 from .common import CONCURRENCY, WORK, BenchError
@@ -7,14 +8,16 @@ from .measure import Run, check_summary, drop_journal, fresh_journal, run_hyperf
 CURL_PARALLEL = ["curl", "-s", "--no-progress-meter", "--parallel"]  # curl 7.88's -s leaves the meter on
 
 
-def curl_config(name: str, url: str, files: list[Path], form: bool = True) -> Path:
+def curl_config(name: str, url: str, files: list[Path], form: bool = True, options: tuple[str, ...] = ()) -> Path:
     """A curl config with one block per file (`next` between them): a multipart POST of `file=@…` to `url`, or a
-    PUT of it to `url` + its name."""
+    PUT of it to `url` + its name. `options` (config lines such as `cacert = "…"` or `http2`) go in every block, as
+    `next` resets per-transfer options."""
     config = WORK / f"{name}.cfg"
+    extra = "".join(line + "\n" for line in options)
     if form:
-        blocks = [f'url = "{url}"\nform = "file=@{p}"\noutput = "/dev/null"\n' for p in files]
+        blocks = [f'url = "{url}"\nform = "file=@{p}"\noutput = "/dev/null"\n{extra}' for p in files]
     else:
-        blocks = [f'url = "{url}{p.name}"\nupload-file = "{p}"\noutput = "/dev/null"\n' for p in files]
+        blocks = [f'url = "{url}{p.name}"\nupload-file = "{p}"\noutput = "/dev/null"\n{extra}' for p in files]
     config.write_text("next\n".join(blocks))
     return config
 
@@ -48,3 +51,15 @@ def peer(bench, name: str, key: str, argv: list[str], nginx, method: str, count:
 
 def concurrency(value: int = CONCURRENCY) -> list[str]:
     return ["--concurrency", str(value)]
+
+
+def take_dav(run: Run, nginx, folder: str, files: list[Path]) -> Run:
+    """Checks that nginx's WebDAV folder `folder` holds exactly `files` (names and sizes), then deletes it (keeps the
+    disk small; outside the timed part)."""
+    stored = nginx.davroot / "dav" / folder
+    sizes = {p.name: p.stat().st_size for p in stored.iterdir()} if stored.is_dir() else {}
+    expected = {p.name: p.stat().st_size for p in files}
+    if sizes != expected:
+        raise BenchError(f"{folder}: {len(sizes)} files in {stored}, expected {len(expected)} of the right sizes")
+    shutil.rmtree(stored)
+    return run

@@ -55,6 +55,11 @@ CURLMcode ccurl_multi_wakeup(CURLM *multi);
 CURLMsg *ccurl_multi_info_read(CURLM *multi, int *msgs_in_queue);
 CURLMcode ccurl_multi_cleanup(CURLM *multi);
 
+/// The process's share of TLS sessions and DNS answers, with its locks, made on the first call: every easy handle
+/// of every loop uses it, so a new connection resumes a TLS session instead of a full handshake. It lives as long
+/// as the process (freeing it would need every handle gone first). NULL if libcurl cannot make one.
+CURLSH *ccurl_shared_tls_and_dns(void);
+
 /// The CURL_READFUNC_ABORT sentinel, which does not import as a size_t.
 size_t ccurl_readfunc_abort(void);
 

@@ -34,6 +34,8 @@ public final class CurlEngine: UploadTransport {
         public var proxy: String?
         /// `--noproxy`: hosts reached directly, comma-separated (`*` for all); nil leaves `no_proxy` to libcurl.
         public var noProxy: String?
+        /// `--http1.1` / `--http2`.
+        public var httpVersion: HTTPVersion
 
         /// Creates options.
         public init(
@@ -41,8 +43,10 @@ public final class CurlEngine: UploadTransport {
             userAgent: String = "uploader-tui/" + UploaderVersion.current,
             maxCachedConnections: Int = 64, maxSendSpeed: Int = 0, stallTimeout: Double = 30,
             threads: Int = CurlEngine.defaultThreads, trust: TLSTrust = TLSTrust(), clientCertificate: String? = nil,
-            clientKey: String? = nil, proxy: String? = nil, noProxy: String? = nil
+            clientKey: String? = nil, proxy: String? = nil, noProxy: String? = nil,
+            httpVersion: HTTPVersion = .automatic
         ) {
+            self.httpVersion = httpVersion
             self.threads = max(1, threads)
             self.trust = trust
             self.clientCertificate = clientCertificate

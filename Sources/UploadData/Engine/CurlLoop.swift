@@ -76,6 +76,7 @@ final class CurlLoop: @unchecked Sendable {
         thread.store(UInt(pthread_self()), ordering: .releasing)
         multi = ccurl_multi_init()
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxCachedConnections)
+        _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         var stillRunning: Int32 = 0
         var bodyBytes: Int64 = 0
         while true {

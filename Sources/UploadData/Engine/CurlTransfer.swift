@@ -73,6 +73,9 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeoutMilliseconds)
         try set(CURLOPT_USERAGENT, options.userAgent)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try set(CURLOPT_HTTP_VERSION, options.httpVersion.curlValue)
+        if options.httpVersion.waitsForMultiplexing(to: request.url) { try set(CURLOPT_PIPEWAIT, 1) }
+        if let share = ccurl_shared_tls_and_dns() { try set(CURLOPT_SHARE, pointer: share) }
         if options.insecure {
             try set(CURLOPT_SSL_VERIFYPEER, 0)
             try set(CURLOPT_SSL_VERIFYHOST, 0)
