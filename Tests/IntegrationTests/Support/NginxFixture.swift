@@ -1,7 +1,8 @@
 import Foundation
 
 /// nginx as a child on free 127.0.0.1 ports, storing PUT bodies with its dav module: a TLS server, a TLS server
-/// that requires a client certificate, a plain HTTP server, and a forward proxy in front of the plain one.
+/// that requires a client certificate, a plain HTTP server, a forward proxy in front of the plain one, a TLS server
+/// offering HTTP/2, and a TLS server that closes every connection after one request.
 ///
 /// One process (`master_process off`), so stopping it is one signal; every file it writes stays in its folder.
 final class NginxFixture {
@@ -10,6 +11,8 @@ final class NginxFixture {
     let mutualTLSPort: Int
     let plainPort: Int
     let proxyPort: Int
+    let http2Port: Int
+    let oneRequestPort: Int
     private let child: ChildProcess.Running
     private var stopped = false
 
@@ -17,6 +20,8 @@ final class NginxFixture {
     var accessLog: String { folder.path + "/access.log" }
     var proxyLog: String { folder.path + "/proxy.log" }
     var errorLog: String { folder.path + "/error.log" }
+    /// The HTTP/2 and one-request servers' log, as `PORT PROTOCOL CONNECTION SESSION-REUSED METHOD URI STATUS`.
+    var connectionLog: String { folder.path + "/connections.log" }
 
     /// Starts nginx with the server certificate of `certificates` and waits until every port accepts.
     /// - Throws: `TestFailure` when nginx is missing or does not start (the tests need it: `make deps`).
@@ -27,7 +32,7 @@ final class NginxFixture {
             try FileManager.default.createDirectory(
                 atPath: folder.path + "/" + sub, withIntermediateDirectories: true)
         }
-        let ports = try (0..<4).map { _ in try freeLoopbackPort() }
+        let ports = try (0..<6).map { _ in try freeLoopbackPort() }
         let d = folder.path
         // $request keeps a proxy request's absolute URI, which tells a proxied request from a direct one.
         let configuration = """
@@ -38,6 +43,7 @@ final class NginxFixture {
             events { worker_connections 64; }
             http {
                 log_format line '$server_port "$request" $status $ssl_client_verify';
+                log_format connection '$server_port $server_protocol $connection $ssl_session_reused $request_method $uri $status';
                 access_log \(d)/access.log line;
                 client_body_temp_path \(d)/tmp/body;
                 proxy_temp_path \(d)/tmp/proxy;
@@ -46,6 +52,8 @@ final class NginxFixture {
                 scgi_temp_path \(d)/tmp/scgi;
                 ssl_certificate \(certificates.serverCertificate);
                 ssl_certificate_key \(certificates.serverKey);
+                ssl_protocols TLSv1.2 TLSv1.3;
+                ssl_session_cache shared:tests:1m;
                 root \(d)/dav;
                 dav_methods PUT;
                 create_full_put_path on;
@@ -66,6 +74,15 @@ final class NginxFixture {
                     listen 127.0.0.1:\(ports[3]);
                     access_log \(d)/proxy.log line;
                     location / { proxy_pass http://127.0.0.1:\(ports[2]); }
+                }
+                server {
+                    listen 127.0.0.1:\(ports[4]) ssl http2;
+                    access_log \(d)/connections.log connection;
+                }
+                server {
+                    listen 127.0.0.1:\(ports[5]) ssl;
+                    keepalive_requests 1;
+                    access_log \(d)/connections.log connection;
                 }
             }
             """
@@ -89,6 +106,7 @@ final class NginxFixture {
     private init(folder: TestFolder, ports: [Int], child: ChildProcess.Running) {
         self.folder = folder
         (tlsPort, mutualTLSPort, plainPort, proxyPort) = (ports[0], ports[1], ports[2], ports[3])
+        (http2Port, oneRequestPort) = (ports[4], ports[5])
         self.child = child
     }
 
@@ -112,6 +130,27 @@ final class NginxFixture {
     /// The access log's lines for one port, as `"METHOD URI HTTP/1.1" STATUS CLIENT-VERIFY`.
     func requests(port: Int) -> [String] {
         lines(accessLog).filter { $0.hasPrefix("\(port) ") }.map { String($0.dropFirst("\(port) ".count)) }
+    }
+
+    /// The connection log's entries for one port.
+    func connections(port: Int) -> [LoggedRequest] {
+        lines(connectionLog).compactMap { line in
+            let words = line.split(separator: " ").map(String.init)
+            guard words.count == 7, words[0] == String(port) else { return nil }
+            return LoggedRequest(
+                protocolName: words[1], connection: words[2], sessionReused: words[3] == "r", method: words[4],
+                uri: words[5], status: words[6])
+        }
+    }
+
+    /// One request of the connection log.
+    struct LoggedRequest {
+        let protocolName: String
+        let connection: String
+        let sessionReused: Bool
+        let method: String
+        let uri: String
+        let status: String
     }
 
     /// The proxy's access log lines, in the same form.

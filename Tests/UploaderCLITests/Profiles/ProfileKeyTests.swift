@@ -4,12 +4,14 @@ import Testing
 
 @Suite("ProfileKey")
 struct ProfileKeyTests {
-    @Test("keys are the long option names in snake_case, each once")
+    @Test("keys are the long option names in snake_case (a dot as _ too), each once")
     func names() {
         #expect(Set(ProfileKey.all.map(\.name)).count == ProfileKey.all.count)
         for key in ProfileKey.all where key.long != nil {
-            #expect(key.long == key.name.replacingOccurrences(of: "_", with: "-"), "\(key.name)")
+            let snake = key.long!.replacingOccurrences(of: "-", with: "_").replacingOccurrences(of: ".", with: "_")
+            #expect(key.name == snake, "\(key.name)")
         }
+        #expect(ProfileKey.named("http1_1")?.spelling == "--http1.1")
         #expect(ProfileKey.named("headers")?.spelling == "-H")
         #expect(ProfileKey.named("fields")?.spelling == "-F")
         #expect(ProfileKey.forShort("r")?.name == "recursive")

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// Issue 20: `--http1.1`/`--http2`, HTTP/2 multiplexing and TLS sessions shared across the engine's loops, by the
+/// real binary against nginx over TLS on 127.0.0.1 (its connection log names each request's protocol, connection
+/// and whether the TLS session was resumed).
+@Suite("HTTP versions, multiplexing and TLS session reuse end to end", .serialized, .timeLimit(.minutes(5)))
+struct HTTPVersionTests {
+    let binary = ChildProcess.uploaderBinary
+    static let files = 8
+
+    /// PUTs `files` files of 200 kB to `url` with `--cacert`, `files` in flight, and expects all done.
+    func upload(_ certificates: TestCertificates, to url: String, _ arguments: [String]) async throws {
+        let folder = try TestFolder()
+        for index in 0..<Self.files { try folder.write("f\(index).bin", size: 200_000, seed: UInt64(index)) }
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--put", url, "--no-tui", "--concurrency", String(Self.files), "--cacert",
+                certificates.caCertificate,
+            ] + arguments,
+            environment: TLSTrustTests.bare)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+    }
+
+    @Test("over TLS, HTTP/2 is chosen when offered, and --http2 multiplexes 8 files on no more connections than loops")
+    func http2Multiplexes() async throws {
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates)
+        let url = "https://127.0.0.1:\(nginx.http2Port)"
+        try await upload(certificates, to: url + "/default/", [])
+        try await upload(certificates, to: url + "/h2/", ["--http2"])
+        let logged = nginx.connections(port: nginx.http2Port)
+        for folder in ["/default/", "/h2/"] {
+            let requests = logged.filter { $0.uri.hasPrefix(folder) && $0.method == "PUT" }
+            #expect(requests.count == Self.files)
+            #expect(requests.allSatisfy { $0.protocolName == "HTTP/2.0" && $0.status == "201" })
+            // One connection per engine loop at most (a loop per core, up to 4), never one per file.
+            let connections = Set(requests.map(\.connection)).count
+            #expect(connections <= min(4, ProcessInfo.processInfo.activeProcessorCount), "\(connections) connections")
+            #expect(connections < Self.files)
+        }
+        await nginx.stop()
+    }
+
+    @Test("--http1.1 keeps to HTTP/1.1 on a server offering HTTP/2")
+    func http11() async throws {
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates)
+        try await upload(certificates, to: "https://127.0.0.1:\(nginx.http2Port)/h1/", ["--http1.1"])
+        let requests = nginx.connections(port: nginx.http2Port).filter { $0.method == "PUT" }
+        #expect(requests.count == Self.files)
+        #expect(requests.allSatisfy { $0.protocolName == "HTTP/1.1" })
+        await nginx.stop()
+    }
+
+    @Test("a new connection resumes the TLS session an earlier one made, whichever loop it is on")
+    func sessionsResume() async throws {
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates)
+        // The server closes every connection after one request, and one file at a time, so each file after the
+        // first opens a connection that can resume the session of the one before.
+        let folder = try TestFolder()
+        for index in 0..<6 { try folder.write("s\(index).bin", size: 50_000, seed: UInt64(index)) }
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--put", "https://127.0.0.1:\(nginx.oneRequestPort)/s/", "--no-tui", "--concurrency", "1",
+                "--cacert", certificates.caCertificate,
+            ],
+            environment: TLSTrustTests.bare)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let requests = nginx.connections(port: nginx.oneRequestPort).filter { $0.method == "PUT" }
+        #expect(requests.count == 6)
+        #expect(Set(requests.map(\.connection)).count == 6)
+        let reused = requests.map(\.sessionReused)
+        #expect(reused == [false] + Array(repeating: true, count: 5))
+        await nginx.stop()
+    }
+}
