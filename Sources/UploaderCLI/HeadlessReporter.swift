@@ -45,6 +45,8 @@ public actor HeadlessReporter {
     private var lastProgressLine: Duration?
     private var lastFlush: Duration = .zero
     private var lastFileProgress: [Int: (time: Duration, sent: Int64)] = [:]
+    /// The width last reported in NDJSON, so a `concurrency` event marks each change.
+    private var lastWidth: (width: Int, auto: Bool)?
     private var finished = 0
 
     /// Creates a reporter; `json` adds NDJSON on stdout, `quiet` keeps only failures and the summary on stderr.
@@ -130,6 +132,16 @@ public actor HeadlessReporter {
         defer { flush() }
         let now = clock.now
         if json {
+            if lastWidth.map({ $0 != (snapshot.concurrency, snapshot.concurrencyIsAuto) }) ?? true {
+                lastWidth = (snapshot.concurrency, snapshot.concurrencyIsAuto)
+                var line = JSONLine()
+                line.add("event", "concurrency")
+                line.add("concurrency", snapshot.concurrency)
+                line.add("auto", rawJSON: snapshot.concurrencyIsAuto ? "true" : "false")
+                line.add("bytes_per_second", snapshot.progress.bytesPerSecond)
+                line.add("ts", Self.timestamp())
+                output.standardOutput(line.text)
+            }
             for file in snapshot.files where file.phase == .uploading || file.phase == .willStart {
                 let last = lastFileProgress[file.id]
                 guard last == nil || (now - last!.time >= .seconds(1) && last!.sent != file.sent) else { continue }
@@ -183,6 +195,7 @@ public actor HeadlessReporter {
         line.add("seconds", seconds)
         line.add("bytes_per_second", rate)
         if let limit = snapshot.bandwidthLimit { line.add("bwlimit", limit) }
+        line.add("concurrency", snapshot.concurrency)
         line.add("exit_code", Int(exitCode))
         line.add("peak_rss_bytes", Self.peakResidentBytes())
         let mediaIDs = snapshot.files.map { $0.result?.mediaID }

@@ -97,8 +97,13 @@ struct UploadCommand: ParsableCommand {
     @Flag(help: "Upload only the files that failed last time to this destination.")
     var retryFailed = false
 
-    @Option(parsing: .unconditional, help: "Requests in flight at once (1-64).")
-    var concurrency = 4
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Requests in flight at once: auto (from 4, widened while goodput grows, narrowed when it stops or "
+                + "requests fail) or 1-64.",
+            valueName: "n|auto"))
+    var concurrency = "auto"
 
     @Option(parsing: .unconditional, help: "Retries per file for connection errors, timeouts, 408, 429 and 5xx.")
     var retries = 5

@@ -77,9 +77,7 @@ extension UploadCommand {
         let batchRules = try rules.parsed()
         let fileSelection = try selection.parsed()
         let imageOptions = try images.parsed()
-        guard (1...64).contains(concurrency) else {
-            throw UsageError(description: "--concurrency takes a number of requests from 1 to 64, not \(concurrency)")
-        }
+        let width = try concurrencyWidth()
         guard retries >= 0 else {
             throw UsageError(description: "--retries takes a number of retries, 0 or more, not \(retries)")
         }
@@ -235,9 +233,10 @@ extension UploadCommand {
             resultsPath: results, log: log,
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(
-                concurrency: concurrency, retryPolicy: RetryPolicy(maxRetries: retries), failFast: failFast,
-                tokenRefreshes: tokenSource == nil ? 0 : 2, grace: .milliseconds(Int64(grace * 1000)),
-                imageOptions: imageOptions, bandwidthLimit: bandwidthLimit, verify: verify),
+                concurrency: width ?? ConcurrencyTuner.initialWidth, retryPolicy: RetryPolicy(maxRetries: retries),
+                failFast: failFast, tokenRefreshes: tokenSource == nil ? 0 : 2,
+                grace: .milliseconds(Int64(grace * 1000)), imageOptions: imageOptions, bandwidthLimit: bandwidthLimit,
+                verify: verify, autoConcurrency: width == nil),
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,
@@ -252,7 +251,19 @@ extension UploadCommand {
         guard let part = ByteSize.parse(partSize), part >= 5 << 20, part <= 5 << 30 else {
             throw UsageError(description: "--part-size must be between 5M and 5G, not '\(partSize)'")
         }
-        return try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: concurrency)
+        // With auto, the session's slots bound the parts in flight as they bound everything else.
+        let parts = try concurrencyWidth() ?? ConcurrencyTuner.range.upperBound
+        return try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: parts)
+    }
+
+    /// `--concurrency`: the fixed width, or nil for `auto`.
+    func concurrencyWidth() throws -> Int? {
+        if concurrency.lowercased() == "auto" { return nil }
+        guard let width = Int(concurrency), ConcurrencyTuner.range.contains(width) else {
+            throw UsageError(
+                description: "--concurrency takes auto or a number of requests from 1 to 64, not '\(concurrency)'")
+        }
+        return width
     }
 
     /// `-1` rather than `-1.0`, for messages.

@@ -94,6 +94,10 @@ struct UploadRun {
         // Once the batch is idle, the journal's last commit (synced) overlaps the reporter's last lines and the
         // engine's stop, instead of lengthening every run's tail.
         let whenIdle = { (counts: PhaseCounts) -> Void in journal?.beginClose(counts: counts) }
+        let autopilot =
+            plan.configuration.autoConcurrency
+            ? Task(executorPreference: globalConcurrentExecutor) { await ConcurrencyAutopilot.run(session) } : nil
+        defer { autopilot?.cancel() }
         if plan.headless {
             await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)
         } else {

@@ -4,6 +4,25 @@ import UploadDomain
 
 @Suite("UploadSession")
 struct UploadSessionTests {
+    @Test("--concurrency auto: the tuner's widths apply until the user sets one, then are ignored")
+    func autoConcurrencyYieldsToTheUser() async {
+        let session = UploadSession(
+            items: items([10]), planner: EchoPlanner(), transport: InMemoryTransport(),
+            configuration: .init(concurrency: 4, autoConcurrency: true))
+        await session.handle(.tuneConcurrency(8))
+        var snapshot = await session.snapshot()
+        #expect(snapshot.concurrency == 8 && snapshot.concurrencyIsAuto)
+        await session.handle(.setConcurrency(3))
+        await session.handle(.tuneConcurrency(16))
+        snapshot = await session.snapshot()
+        #expect(snapshot.concurrency == 3 && !snapshot.concurrencyIsAuto)
+        let fixed = UploadSession(
+            items: items([10]), planner: EchoPlanner(), transport: InMemoryTransport(),
+            configuration: .init(concurrency: 2))
+        await fixed.handle(.tuneConcurrency(16))
+        #expect(await fixed.snapshot().concurrency == 2)
+    }
+
     @Test("the concurrency cap holds, progress folds into per-file and batch figures, and phases go in order")
     func progressAggregation() async throws {
         let transport = InMemoryTransport()

@@ -1,7 +1,6 @@
 """8. The 300 files over HTTPS (issue 20): nginx with a certificate the bench makes, every client trusting it by its
 CA option, against `curl --parallel`."""
-from harness.common import CONCURRENCY, log
-from harness.measure import alternate
+from harness.common import log
 from harness.report import batch_rows, faster_goal
 from harness.servers import Nginx
 from harness.tls import make_certificates
@@ -16,25 +15,14 @@ GOALS = [f"300 files over HTTPS: ≥ {GOAL:.1f}x curl --parallel"]
 
 
 def run(bench) -> None:
-    files = small_post.folder()
     certificates = make_certificates()
     nginx = Nginx(name="nginx-https", tls=certificates)
     nginx.start()
     try:
-        sink = f"{nginx.url}/sink/"
-        config = tools.curl_config("curl-https", sink, files, options=(f'cacert = "{certificates.ca}"', "http1.1"))
-
-        def tui(name: str):
-            args = [str(files[0].parent), "--to", sink, *tools.concurrency(), "--cacert", str(certificates.ca),
-                    "--http1.1"]
-            return tools.tui(bench, name, "https_tui", args, nginx, "POST", COUNT, SIZE)
-
-        def curl(name: str):
-            argv = tools.CURL_PARALLEL + ["--parallel-max", str(CONCURRENCY), "-K", str(config)]
-            return tools.peer(bench, name, "https_curl", argv, nginx, "POST", COUNT, SIZE)
-
         log("8. 300 x 512 KiB, multipart POST over HTTPS (HTTP/1.1) -> nginx sink")
-        bench.results[KEY] = alternate(KEY, bench.runs, [("uploader-tui", tui), ("curl", curl)])
+        bench.results[KEY] = tools.sink_race(bench, KEY, small_post.folder(), nginx,
+                                             tui_args=("--cacert", str(certificates.ca), "--http1.1"),
+                                             curl_options=(f'cacert = "{certificates.ca}"', "http1.1"))
     finally:
         nginx.stop()
 

@@ -1,7 +1,6 @@
 """1. 300 files, multipart POST, 8 in flight, to the discard sink, against `curl --parallel`."""
-from harness.common import CONCURRENCY, DATA, KIB, log
+from harness.common import DATA, KIB, log
 from harness.data import make_files
-from harness.measure import alternate
 from harness.report import batch_rows, faster_goal
 from harness import tools
 
@@ -15,20 +14,8 @@ def folder():
 
 
 def run(bench) -> None:
-    files = folder()
-    sink = f"{bench.nginx.url}/sink/"
-    config = tools.curl_config("curl-small-post", sink, files)
-
-    def tui(name: str):
-        return tools.tui(bench, name, "small_post_tui", [str(files[0].parent), "--to", sink, *tools.concurrency()],
-                         bench.nginx, "POST", COUNT, SIZE)
-
-    def curl(name: str):
-        argv = tools.CURL_PARALLEL + ["--parallel-max", str(CONCURRENCY), "-K", str(config)]
-        return tools.peer(bench, name, "small_post_curl", argv, bench.nginx, "POST", COUNT, SIZE)
-
     log("1. 300 x 512 KiB, multipart POST, 8 in flight -> nginx discard sink")
-    bench.results[KEY] = alternate("post", bench.runs, [("uploader-tui", tui), ("curl", curl)])
+    bench.results[KEY] = tools.sink_race(bench, KEY, folder(), bench.nginx)
 
 
 def rows(bench):

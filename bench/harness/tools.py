@@ -3,7 +3,7 @@ import shutil
 from pathlib import Path
 
 from .common import CONCURRENCY, WORK, BenchError
-from .measure import Run, check_summary, drop_journal, fresh_journal, run_hyperfine
+from .measure import Run, alternate, check_summary, drop_journal, fresh_journal, run_hyperfine
 
 CURL_PARALLEL = ["curl", "-s", "--no-progress-meter", "--parallel"]  # curl 7.88's -s leaves the meter on
 
@@ -63,3 +63,22 @@ def take_dav(run: Run, nginx, folder: str, files: list[Path]) -> Run:
         raise BenchError(f"{folder}: {len(sizes)} files in {stored}, expected {len(expected)} of the right sizes")
     shutil.rmtree(stored)
     return run
+
+
+def sink_race(bench, key: str, files: list[Path], nginx, tui_args: tuple[str, ...] = (),
+              curl_options: tuple[str, ...] = ()) -> dict:
+    """uploader-tui and `curl --parallel`, both POSTing `files` as multipart to `nginx`'s sink with CONCURRENCY in
+    flight, alternating; `tui_args` and `curl_options` (config lines for every block) add to both commands."""
+    sink = f"{nginx.url}/sink/"
+    config = curl_config(f"curl-{key}", sink, files, options=curl_options)
+    size = files[0].stat().st_size
+
+    def tui_run(name: str) -> Run:
+        args = [str(files[0].parent), "--to", sink, *concurrency(), *tui_args]
+        return tui(bench, name, f"{key}_tui", args, nginx, "POST", len(files), size)
+
+    def curl_run(name: str) -> Run:
+        argv = CURL_PARALLEL + ["--parallel-max", str(CONCURRENCY), "-K", str(config)]
+        return peer(bench, name, f"{key}_curl", argv, nginx, "POST", len(files), size)
+
+    return alternate(key, bench.runs, [("uploader-tui", tui_run), ("curl", curl_run)])

@@ -5,6 +5,10 @@ public struct UploadSnapshot: Sendable {
     public var toast: Toast
     /// Requests allowed in flight.
     public var concurrency: Int
+    /// `--concurrency` is `auto` and the user has not set a width since.
+    public var concurrencyIsAuto: Bool
+    /// Requests in flight now (S3 parts each count).
+    public var transfersInFlight: Int
     /// The cap on the upload rate of all transfers together, bytes per second; nil for none.
     public var bandwidthLimit: Int64?
     /// Nothing queued, running or waiting to retry.
@@ -16,9 +20,12 @@ public struct UploadSnapshot: Sendable {
 
     /// Creates a snapshot.
     public init(
-        files: [FileSnapshot], progress: BatchProgress, toast: Toast, concurrency: Int, isIdle: Bool, elapsed: Duration,
-        stopping: StopState? = nil, bandwidthLimit: Int64? = nil
+        files: [FileSnapshot], progress: BatchProgress, toast: Toast, concurrency: Int, concurrencyIsAuto: Bool = false,
+        transfersInFlight: Int = 0, isIdle: Bool, elapsed: Duration, stopping: StopState? = nil,
+        bandwidthLimit: Int64? = nil
     ) {
+        self.concurrencyIsAuto = concurrencyIsAuto
+        self.transfersInFlight = transfersInFlight
         self.bandwidthLimit = bandwidthLimit
         self.files = files
         self.progress = progress

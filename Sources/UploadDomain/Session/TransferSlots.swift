@@ -15,6 +15,9 @@ public final class TransferSlots: Sendable {
         state = Mutex(State(capacity: max(1, capacity)))
     }
 
+    /// Slots in use now.
+    public var used: Int { state.withLock { $0.used } }
+
     /// Slots free now.
     public var available: Int { state.withLock { max(0, $0.capacity - $0.used) } }
 

@@ -25,7 +25,10 @@ public enum UploadCommand: Sendable, Equatable {
     case retry(fileID: Int)
     case retryAllFailed
     case togglePause(fileID: Int)
+    /// The user's width: it also ends `--concurrency auto`.
     case setConcurrency(Int)
+    /// `--concurrency auto`'s width, ignored once the user has set one.
+    case tuneConcurrency(Int)
     /// Caps the upload rate of all transfers together, in bytes per second; nil removes the cap.
     case setBandwidthLimit(Int64?)
 }

@@ -5,6 +5,8 @@ public actor UploadSession {
     /// How the session runs.
     public struct Configuration: Sendable {
         public var concurrency: Int
+        /// `--concurrency auto`: `ConcurrencyAutopilot` sets the width until the user sets one.
+        public var autoConcurrency: Bool
         public var retryPolicy: RetryPolicy
         /// Stop everything at the first final failure (seed 000's behaviour).
         public var failFast: Bool
@@ -25,8 +27,10 @@ public actor UploadSession {
         public init(
             concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false,
             tokenRefreshes: Int = 0, grace: Duration = .seconds(10), imageOptions: ImageOptions = ImageOptions(),
-            preparingWorkers: Int = 2, bandwidthLimit: Int64? = nil, verify: Bool = false
+            preparingWorkers: Int = 2, bandwidthLimit: Int64? = nil, verify: Bool = false,
+            autoConcurrency: Bool = false
         ) {
+            self.autoConcurrency = autoConcurrency
             self.verify = verify
             self.concurrency = concurrency
             self.retryPolicy = retryPolicy
@@ -208,7 +212,12 @@ public actor UploadSession {
             for id in files.indices where files[id].machine.phase == .failed { retry(id) }
         case .retry, .retryAllFailed: break
         case .togglePause(let id): togglePause(id)
-        case .setConcurrency(let n):
+        case .setConcurrency(let n), .tuneConcurrency(let n):
+            if case .setConcurrency = command {
+                configuration.autoConcurrency = false
+            } else if !configuration.autoConcurrency {
+                return
+            }
             configuration.concurrency = max(1, min(64, n))
             slots.setCapacity(configuration.concurrency)
             pump()
@@ -419,7 +428,9 @@ public actor UploadSession {
             var unverifiable = false
             for (index, id) in ids.enumerated() {
                 files[id].result = index < results.count ? results[index] : nil
-                if index < response.contentHashes.count { files[id].result?.contentHash = response.contentHashes[index] }
+                if index < response.contentHashes.count {
+                    files[id].result?.contentHash = response.contentHashes[index]
+                }
                 guard configuration.verify else {
                     apply(files[id].machine.succeeded(), to: id)
                     continue
@@ -625,7 +636,8 @@ public actor UploadSession {
             bytesSaved: rowBytesSaved)
         return UploadSnapshot(
             files: rows, progress: progress, toast: Toast(progress: progress),
-            concurrency: configuration.concurrency, isIdle: isIdle, elapsed: isIdle ? lastEventAt : now,
+            concurrency: configuration.concurrency, concurrencyIsAuto: configuration.autoConcurrency,
+            transfersInFlight: slots.used, isIdle: isIdle, elapsed: isIdle ? lastEventAt : now,
             stopping: draining ? StopState(graceLeft: graceEnds.map { max(.zero, $0 - now) }) : nil,
             bandwidthLimit: configuration.bandwidthLimit)
     }

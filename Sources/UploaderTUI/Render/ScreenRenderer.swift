@@ -115,8 +115,8 @@ public struct ScreenRenderer: Sendable {
         let counts = snapshot.progress.counts
         let saved = snapshot.progress.bytesSaved
         let limit = snapshot.bandwidthLimit.map { "limit \(Formatting.rate(Double($0)))  " } ?? ""
-        let right =
-            (saved > 0 ? "saved \(Formatting.bytes(saved))  " : "") + limit + "concurrency \(snapshot.concurrency)"
+        let width = (snapshot.concurrencyIsAuto ? "auto " : "") + "\(snapshot.concurrency)"
+        let right = (saved > 0 ? "saved \(Formatting.bytes(saved))  " : "") + limit + "concurrency \(width)"
         var segments: [(String, CellStyle)] = [
             ("queued \(counts.queued)", style(dim: counts.queued == 0)),
             ("active \(counts.active)", style(.cyan, bold: counts.active > 0)),

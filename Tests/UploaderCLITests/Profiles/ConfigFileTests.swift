@@ -87,11 +87,11 @@ struct ConfigFileTests {
         let section = try #require(self.error("[profiles.pets]\nto = \"x\"\n"))
         #expect(section.code == .unknownKey)
         #expect(section.line == 1)
-        let type = try #require(self.error("[profile.pets]\nto = \"x\"\nconcurrency = \"two\"\n"))
+        let type = try #require(self.error("[profile.pets]\nto = \"x\"\nretries = \"two\"\n"))
         #expect(type.code == .wrongType)
         #expect(
             type.description
-                == "~/.config/uploader-tui/config.toml:3: profile 'pets': concurrency takes an integer, not a string")
+                == "~/.config/uploader-tui/config.toml:3: profile 'pets': retries takes an integer, not a string")
         let flag = try #require(self.error("[profile.pets]\nrecursive = \"yes\"\n"))
         #expect(flag.description.hasSuffix(":2: profile 'pets': recursive takes true or false, not a string"))
     }
