@@ -15,6 +15,9 @@ COUNT, SIZE = small_post.COUNT, small_post.SIZE
 WIDTHS = (1, 2, 4, 8, 16, 32)
 RUNS = 3  # a run takes about 30 s at the shaped rate
 GOAL_SHARE, GOAL_CURL, GOAL_AUTO = 0.95, 1.2, 0.9
+# What TCP over Ethernet framing leaves of the shaped rate (tbf counts whole frames): 1448 payload bytes of a
+# 1514-byte frame with timestamps on; HTTP's own bytes come off that too.
+WIRE_CEILING = 1448 / 1514
 GOALS = [f"shaped link: goodput ≥ {GOAL_SHARE:.0%} of the shaped rate",
          f"shaped link: ≥ {GOAL_CURL:.1f}x curl at its best --parallel-max",
          f"shaped link: --concurrency auto ≥ {GOAL_AUTO:.0%} of the best fixed width's rate"]
@@ -92,9 +95,12 @@ def rows(bench):
         table.append(("", f"sweep, width {width} (one run each), s", f"{a:.2f}", f"{b:.2f}", f"{a / b:.2f}x"))
     best_fixed = sweep[best["uploader-tui"]]["uploader-tui"].seconds
     auto = best_fixed / med(secs(tui))
+    possible = WIRE_CEILING / med(share(curl))
     goals = [
-        (GOALS[0], f"{med(share(tui)):.1%} (curl {med(share(curl)):.1%})", med(share(tui)) >= GOAL_SHARE),
-        (GOALS[1], f"{med(secs(curl)) / med(secs(tui)):.2f}x", med(secs(curl)) / med(secs(tui)) >= GOAL_CURL),
+        (GOALS[0], f"{med(share(tui)):.1%} (curl {med(share(curl)):.1%}; TCP framing leaves {WIRE_CEILING:.1%})",
+         med(share(tui)) >= GOAL_SHARE),
+        (GOALS[1], f"{med(secs(curl)) / med(secs(tui)):.2f}x (the framing ceiling allows {possible:.2f}x at most)",
+         med(secs(curl)) / med(secs(tui)) >= GOAL_CURL),
         (GOALS[2], f"{auto:.2f}x (best fixed: {best['uploader-tui']} in flight, {best_fixed:.2f} s)", auto >= GOAL_AUTO),
     ]
     return table, goals
