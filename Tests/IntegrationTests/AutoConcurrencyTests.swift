@@ -2,14 +2,14 @@ import Foundation
 import Testing
 
 /// Issue 20: `--concurrency auto` by the real binary against the reference server, whose answer to each upload
-/// waits 200 ms: only more requests in flight raise goodput there, so the width must grow.
+/// waits half a second: only more requests in flight raise goodput there, so the width must grow.
 @Suite("--concurrency auto end to end", .serialized, .timeLimit(.minutes(5)))
 struct AutoConcurrencyTests {
     let binary = ChildProcess.uploaderBinary
 
     func run(_ arguments: [String], files: Int) async throws -> (status: Int32, events: [[String: Any]], error: String)
     {
-        let server = try await ServerFixture.start { $0.modelingDelay = 0.2 }
+        let server = try await ServerFixture.start { $0.modelingDelay = 0.5 }
         let folder = try TestFolder()
         for index in 0..<files {
             try folder.write(String(format: "p%03d.bin", index), size: 20_000, seed: UInt64(index))
@@ -20,7 +20,7 @@ struct AutoConcurrencyTests {
         return (outcome.status, try ndjson(outcome.standardOutput), outcome.standardError)
     }
 
-    @Test("by default the width starts at 4 and widens while goodput grows; NDJSON reports each width")
+    @Test("by default the width starts at 4 and doubles while goodput grows; NDJSON reports each width")
     func widens() async throws {
         let (status, events, error) = try await run([], files: 300)
         #expect(status == 0, "\(error)")
@@ -28,7 +28,7 @@ struct AutoConcurrencyTests {
         #expect(widths.first?["concurrency"] as? Int == 4)
         #expect(widths.allSatisfy { $0["auto"] as? Bool == true })
         let widest = widths.compactMap { $0["concurrency"] as? Int }.max() ?? 0
-        #expect(widest >= 16, "widths: \(widths.compactMap { $0["concurrency"] as? Int })")
+        #expect(widest >= 8, "widths: \(widths.compactMap { $0["concurrency"] as? Int })")
         #expect(events.last?["done"] as? Int == 300)
     }
 

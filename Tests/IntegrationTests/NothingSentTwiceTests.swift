@@ -113,20 +113,24 @@ struct NothingSentTwiceTests {
         try folder.write("a.jpg", size: 2_000, seed: 1, prefix: Magic.jpeg)
         let secret = try outside.write("id_ed25519", size: 400, seed: 2)
         try FileManager.default.createSymbolicLink(atPath: folder.path + "/key.jpg", withDestinationPath: secret)
-        try FileManager.default.createSymbolicLink(atPath: folder.path + "/elsewhere", withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.path + "/elsewhere", withDestinationPath: outside.path)
         let url = server.url("/datasets/links/images")
 
         let plain = try await ChildProcess.run(binary, [folder.path, "-r", "--to", url, "--json", "--no-resume"])
         #expect(plain.status == 0, "\(plain.standardError)")
         #expect(await server.server.statistics.storedByPath.keys.sorted() == ["datasets/links/a.jpg"])
-        #expect(plain.standardError.contains("skipped   key.jpg (symbolic link to \(secret), not followed (-L follows links))"))
+        #expect(
+            plain.standardError.contains(
+                "skipped   key.jpg (symbolic link to \(secret), not followed (-L follows links))"))
         let events = try ndjson(plain.standardOutput)
         let skipped = events.filter { $0["event"] as? String == "skipped" }
         #expect(Set(skipped.compactMap { $0["file"] as? String }) == ["key.jpg", "elsewhere"])
         #expect(skipped.allSatisfy { ($0["reason"] as? String)?.hasPrefix("symbolic link to ") == true })
         #expect(events.last?["skipped"] as? Int == 2)
 
-        let followed = try await ChildProcess.run(binary, [folder.path, "-r", "-L", "--to", url, "--json", "--no-resume"])
+        let followed = try await ChildProcess.run(
+            binary, [folder.path, "-r", "-L", "--to", url, "--json", "--no-resume"])
         #expect(followed.status == 0, "\(followed.standardError)")
         #expect(followed.standardError.contains("2 followed links point outside the folders given (-L)"))
         #expect(await server.server.statistics.storedByPath["datasets/links/key.jpg"] == 1)
@@ -150,11 +154,20 @@ struct NothingSentTwiceTests {
                 ["--to", "http://127.0.0.1:8080/a b"],
                 "--to: invalid URL 'http://127.0.0.1:8080/a b': a space at position 24 must be percent-encoded (write %20)"
             ),
-            (["--put", "http://exa mple.com/"], "--put: invalid URL 'http://exa mple.com/': a space is not allowed in a host name"),
+            (
+                ["--put", "http://exa mple.com/"],
+                "--put: invalid URL 'http://exa mple.com/': a space is not allowed in a host name"
+            ),
             (["--to", "http://:80/x"], "--to: invalid URL 'http://:80/x': no host"),
-            (["--to", url, "--stall-timeout", "-1"], "--stall-timeout takes seconds, 0 or more (0 switches it off), not -1"),
+            (
+                ["--to", url, "--stall-timeout", "-1"],
+                "--stall-timeout takes seconds, 0 or more (0 switches it off), not -1"
+            ),
             (["--to", url, "--retries", "-2"], "--retries takes a number of retries, 0 or more, not -2"),
-            (["--to", url, "--concurrency", "-3"], "--concurrency takes a number of requests from 1 to 64, not -3"),
+            (
+                ["--to", url, "--concurrency", "-3"],
+                "--concurrency takes auto or a number of requests from 1 to 64, not '-3'"
+            ),
             (["--to", url, "--grace", "-1"], "--grace takes seconds, 0 or more (0 aborts at once), not -1"),
         ]
         for (arguments, message) in cases {

@@ -136,8 +136,8 @@ struct ProfileTests {
                 "config.toml:3: profile 'pets' has no setting 'concurency' (did you mean 'concurrency'?)"
             ),
             (
-                "[profile.pets]\nconcurrency = \"two\"\n", "pets",
-                "config.toml:2: profile 'pets': concurrency takes an integer"
+                "[profile.pets]\nretries = \"two\"\n", "pets",
+                "config.toml:2: profile 'pets': retries takes an integer"
             ),
         ]
         for (config, profile, expected) in cases {
