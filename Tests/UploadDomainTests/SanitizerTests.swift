@@ -35,5 +35,10 @@ struct SanitizerTests {
         #expect(HTTPHeader(line: "X-Test: a\r\nX-Evil: 1") == nil)
         #expect(HTTPHeader(line: "Bad Name: x") == nil)
         #expect(HTTPHeader(line: "no colon") == nil)
+        #expect(HTTPHeader(name: "X-Test", value: "a\0b") == nil)
+        #expect(HTTPHeader(name: "X-Test", value: "a\nb") == nil)
+        #expect(HTTPHeader(name: "Ünïcode", value: "x") == nil)
+        #expect(HTTPHeader(name: "X-Caf\u{E9}", value: "x") == nil)
+        #expect(HTTPHeader(name: "!#$%&'*+-.^_`|~09azAZ", value: "caf\u{E9} \u{1F436}")?.value == "caf\u{E9} \u{1F436}")
     }
 }

@@ -66,13 +66,25 @@ public struct HTTPHeader: Sendable, Equatable {
     }
 
     /// Creates a header; returns nil when either side would break the request framing.
+    ///
+    /// Checked on UTF-8 bytes: every request builds headers, and CR, LF and NUL are single bytes in UTF-8.
     public init?(name: String, value: String) {
-        let tokenChars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-        guard !name.isEmpty, name.allSatisfy(tokenChars.contains),
-            !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" })
+        guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte),
+            !value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 })
         else { return nil }
         self.name = name
         self.value = value
+    }
+
+    /// RFC 9110's `tchar`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
     }
 }
 
