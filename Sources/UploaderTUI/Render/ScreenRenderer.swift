@@ -162,7 +162,10 @@ public struct ScreenRenderer: Sendable {
         let sent = Formatting.bytes(progress.bytesSent)
         let total = Formatting.bytes(progress.bytesTotal)
         let rate = Formatting.rate(progress.bytesPerSecond, dash: glyphs.dash)
-        let eta = progress.isSending ? "ETA " + (progress.eta.map(Formatting.duration) ?? glyphs.dash) : nil
+        let time =
+            progress.etaRange.map { Formatting.range($0, ascii: glyphs.asciiOnly) }
+            ?? progress.eta.map(Formatting.duration) ?? glyphs.dash
+        let eta = progress.isSending ? "ETA " + time : nil
         let candidates: [String] = [
             [percent, "\(sent) of \(total)", progress.isSending ? rate : nil, eta].compactMap { $0 }
                 .joined(separator: "  "),
