@@ -8,14 +8,20 @@ public struct TUIConfiguration: Sendable {
     public var exitWhenDone: Bool
     /// False draws without colours (`--no-color`); `NO_COLOR` in the environment also turns them off.
     public var useColor: Bool
+    /// Report clicks and wheel steps to the screen; the terminal then selects text only with Shift held.
+    public var mouse: Bool
+    /// Makes the previews of the selected image; nil shows none.
+    public var thumbnails: (any ThumbnailSource)?
     /// One-line notices found while the batch runs ("3 of 24 files carry a GPS location…"), shown in the footer.
     public var notices: AsyncStream<String>?
 
     /// Creates a configuration.
     public init(
         source: String, destination: String, exitWhenDone: Bool = false, useColor: Bool = true,
-        notices: AsyncStream<String>? = nil
+        mouse: Bool = true, thumbnails: (any ThumbnailSource)? = nil, notices: AsyncStream<String>? = nil
     ) {
+        self.thumbnails = thumbnails
+        self.mouse = mouse
         self.source = source
         self.destination = destination
         self.exitWhenDone = exitWhenDone
