@@ -34,6 +34,22 @@ struct EtaReportTests {
         return try #require(range)
     }
 
+    /// Lines a reporter wrote to one stream.
+    final class Lines: Sendable {
+        private let lines = Mutex<[String]>([])
+        func append(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
+    /// A JSON reporter on a test clock, with the stdout and stderr lines it writes.
+    static func reporter() -> (HeadlessReporter, Clock, out: Lines, err: Lines) {
+        let out = Lines()
+        let err = Lines()
+        let output = HeadlessReporter.Output(standardOutput: out.append, standardError: err.append)
+        let clock = Clock()
+        return (HeadlessReporter(json: true, output: output, clock: clock), clock, out, err)
+    }
+
     func snapshot(_ range: EtaRange?, phase: UploadPhase) -> UploadSnapshot {
         let file = FileSnapshot(
             id: 0, name: "cat.jpg", path: "/p/cat.jpg", destination: "http://h/", size: 16 << 20,
@@ -51,39 +67,27 @@ struct EtaReportTests {
     func carried() async throws {
         let range = try Self.scriptedRange()
         #expect(range.low < range.high)
-        let out = Mutex<[String]>([])
-        let err = Mutex<[String]>([])
-        let output = HeadlessReporter.Output(
-            standardOutput: { line in out.withLock { $0.append(line) } },
-            standardError: { line in err.withLock { $0.append(line) } })
-        let clock = Clock()
-        let reporter = HeadlessReporter(json: true, output: output, clock: clock)
+        let (reporter, clock, out, err) = Self.reporter()
         await reporter.progress(snapshot(range, phase: .uploading))
         clock.set(.seconds(1))
         await reporter.progress(snapshot(range, phase: .uploading))
         let low = Int(range.low.components.seconds)
         let high = Int(range.high.components.seconds)
-        let event = try #require(out.withLock { $0 }.first { $0.contains("\"event\":\"progress\"") })
+        let event = try #require(out.all.first { $0.contains("\"event\":\"progress\"") })
         #expect(event.contains("\"eta_low_s\":\(low),\"eta_high_s\":\(high)"), "\(event)")
-        let line = try #require(err.withLock { $0 }.last)
+        let line = try #require(err.all.last)
         #expect(line.hasSuffix(", ETA " + Format.range(range)), "\(line)")
         #expect(Format.range(range).contains("–"))
     }
 
     @Test("no range yet: the single figure, and no eta fields; once every byte is out, neither")
     func absent() async throws {
-        let out = Mutex<[String]>([])
-        let err = Mutex<[String]>([])
-        let output = HeadlessReporter.Output(
-            standardOutput: { line in out.withLock { $0.append(line) } },
-            standardError: { line in err.withLock { $0.append(line) } })
-        let clock = Clock()
-        let reporter = HeadlessReporter(json: true, output: output, clock: clock)
+        let (reporter, clock, out, err) = Self.reporter()
         await reporter.progress(snapshot(nil, phase: .uploading))
         clock.set(.seconds(1))
         await reporter.progress(snapshot(nil, phase: .uploading))
-        #expect(!out.withLock { $0 }.contains { $0.contains("eta_") })
-        #expect(err.withLock { $0 }.last?.hasSuffix(", ETA 8.0s") == true)
+        #expect(!out.all.contains { $0.contains("eta_") })
+        #expect(err.all.last?.hasSuffix(", ETA 8.0s") == true)
         #expect(Format.range(EtaRange(low: .seconds(40), high: .milliseconds(40_400))) == "40s")
     }
 }

@@ -207,3 +207,59 @@ struct ThumbnailCacheTests {
         #expect(source.calls.withLock { $0 } == 4)
     }
 }
+
+/// A source that holds every decode until the test opens its gate.
+final class GatedSource: ThumbnailSource {
+    let gate = DispatchSemaphore(value: 0)
+
+    func thumbnail(path: String, maxWidth: Int, maxHeight: Int) -> Thumbnail? {
+        _ = gate.wait(timeout: .now() + 10)
+        return PreviewTests.quadrants
+    }
+}
+
+@Suite("AppLoop previews")
+struct AppLoopPreviewTests {
+    /// Ticks the loop until `predicate` holds for the screen, up to 10 s.
+    func tickUntil(_ terminal: InMemoryTerminal, _ predicate: (Frame) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if predicate(terminal.screen) { return true }
+            terminal.send(.tick)
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+
+    @Test("frames go on with a placeholder while the picture is decoded, which then shows beside the list")
+    func neverWaits() async {
+        let size = TerminalSize(cols: 130, rows: 30)
+        let source = GatedSource()
+        let terminal = InMemoryTerminal(size: size)
+        var configuration = TUIConfiguration(source: "~/Pictures/pet", destination: "api.example.com/ai/images/42")
+        configuration.thumbnails = source
+        configuration.environment = ["COLORTERM": "truecolor"]
+        let task = Task {
+            await TUIApp.run(
+                controller: StaticController(Fixtures.uploading), terminal: terminal, configuration: configuration)
+        }
+        #expect(await tickUntil(terminal) { fullText($0).contains("loading preview…") }, "\(fullText(terminal.screen))")
+        // The decode is still held: the frames that came meanwhile did not wait for it. A key still moves the list.
+        terminal.send(.key(.down))
+        #expect(await tickUntil(terminal) { $0.line(Layout(size: size).listTop + 1).hasPrefix("▸") })
+        source.gate.signal()
+        source.gate.signal()
+        #expect(await tickUntil(terminal) { frame in (0..<size.rows).contains { frame.line($0).contains("▀") } })
+        task.cancel()
+        _ = await task.value
+    }
+}
+
+/// Serves one snapshot for ever.
+final class StaticController: UploadController {
+    let served: UploadSnapshot
+    init(_ snapshot: UploadSnapshot) { served = snapshot }
+    func waitUntilIdle() async { try? await Task.sleep(for: .seconds(3600)) }
+    func snapshot() async -> UploadSnapshot { served }
+    func handle(_ command: UploadCommand) async {}
+}

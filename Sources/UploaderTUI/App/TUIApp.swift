@@ -47,7 +47,7 @@ public enum TUIApp {
         let depth =
             configuration.thumbnails != nil && capabilities.colorCount >= 256
             ? ColorDepth.of(
-                environment: ProcessInfo.processInfo.environment, unicode: capabilities.unicode,
+                environment: configuration.environment, unicode: capabilities.unicode,
                 color: capabilities.color)
             : nil
         let renderer = ScreenRenderer(

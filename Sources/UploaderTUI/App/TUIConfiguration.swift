@@ -1,3 +1,5 @@
+import Foundation
+
 /// How the terminal UI runs.
 public struct TUIConfiguration: Sendable {
     /// The folder or files being uploaded, as the header shows them.
@@ -12,6 +14,8 @@ public struct TUIConfiguration: Sendable {
     public var mouse: Bool
     /// Makes the previews of the selected image; nil shows none.
     public var thumbnails: (any ThumbnailSource)?
+    /// The variables that choose the previews' colours (`COLORTERM`, `NO_COLOR`); the process's by default.
+    public var environment = ProcessInfo.processInfo.environment
     /// One-line notices found while the batch runs ("3 of 24 files carry a GPS location…"), shown in the footer.
     public var notices: AsyncStream<String>?
 

@@ -50,11 +50,15 @@ public final class ThumbnailCache: Sendable {
     private let state = Mutex(State())
     /// Lookups between two checks of a file's size and time; at 30 frames a second, about one `stat` a second.
     private let recheckEvery: UInt64 = 30
+    /// How long the wished-for file must stay the same before it is decoded.
+    private let settle: TimeInterval
 
-    /// Creates a cache over `source` holding at most `capacity` thumbnails.
-    public init(source: any ThumbnailSource, capacity: Int = 64) {
+    /// Creates a cache over `source` holding at most `capacity` thumbnails, decoding a file once it has been the one
+    /// asked for during `settle`.
+    public init(source: any ThumbnailSource, capacity: Int = 64, settle: Duration = .milliseconds(100)) {
         self.source = source
         self.capacity = max(1, capacity)
+        self.settle = Double(settle.components.attoseconds) / 1e18 + Double(settle.components.seconds)
     }
 
     /// Thumbnails made so far (each decode counts once), for tests.
@@ -84,14 +88,26 @@ public final class ThumbnailCache: Sendable {
         return answer
     }
 
-    /// A thread of its own, not a task: a decode blocks, and the few threads tasks share carry the session.
+    /// A thread of its own, not a task: a decode blocks, and the few threads tasks share carry the session. It runs
+    /// at a lower priority than the transfers, and waits for the selection to rest a moment, so that scrolling through
+    /// the list decodes only where it stops.
     private func startWorker() {
         let thread = Thread { [self] in
+            #if os(Linux)
+                // On Linux the nice value is the thread's own: 0 names the calling thread.
+                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+            #endif
             while let key = state.withLock({ state -> Key? in
                 defer { state.wanted = nil }
                 if state.wanted == nil { state.working = false }
                 return state.wanted
             }) {
+                Thread.sleep(forTimeInterval: settle)
+                // A newer wish came while this one waited: decode that instead.
+                let key = state.withLock { state in
+                    defer { state.wanted = nil }
+                    return state.wanted ?? key
+                }
                 let box = Thumbnail.box
                 let picture = source.thumbnail(path: key.path, maxWidth: box.cols, maxHeight: box.rows * 2)
                 state.withLock { state in
