@@ -24,9 +24,11 @@ import signal
 import socket
 import statistics
 import subprocess
+import struct
 import sys
 import time
 import urllib.request
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -167,6 +169,35 @@ def make_files(folder: Path, count: int, size: int, stem: str, width: int) -> li
     folder.mkdir(parents=True)
     for path in paths:
         path.write_bytes(os.urandom(size))
+    return paths
+
+
+def make_photos(folder: Path, count: int, size: int) -> list[Path]:
+    """`count` JPEGs of random pixels, each at least `size` bytes, for the screen's previews: PNGs written here,
+    encoded by libvips' `vips` command (quality 95; noise compresses little)."""
+    width, height = 384, 682
+    paths = [folder / f"p{index:03d}.jpg" for index in range(count)]
+    if folder.is_dir() and len(list(folder.iterdir())) == count and all(
+        p.is_file() and p.stat().st_size >= size for p in paths
+    ):
+        return paths
+    log(f"making {count} JPEGs of {width}x{height} random pixels in {folder.relative_to(REPO)}")
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    png = folder / "source.png"
+    for path in paths:
+        rows = b"".join(b"\0" + os.urandom(width * 3) for _ in range(height))
+        png.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 0))
+                        + chunk(b"IEND", b""))
+        subprocess.run(["vips", "copy", str(png), f"{path}[Q=95]"], check=True)
+        if path.stat().st_size < size:
+            raise BenchError(f"{path.name}: {path.stat().st_size} bytes, fewer than {size}")
+    png.unlink()
     return paths
 
 
@@ -455,6 +486,7 @@ class Bench:
         self.small_dir = DATA / "small-300"
         self.big_file = DATA / "big" / "big.bin"
         self.tiny_dir = DATA / "tiny-10k"
+        self.photo_dir = DATA / "photos-300"
 
     def remember(self, key: str, argv: list[str]) -> None:
         if key not in self.commands:
@@ -465,6 +497,8 @@ class Bench:
         """Makes the data of the selected comparisons (the 2 GiB file only when `big` runs) and starts nginx."""
         if selected & {"post", "put", "tui"}:
             make_files(self.small_dir, SMALL_COUNT, SMALL_SIZE, "f", 3)
+        if "tui" in selected:
+            make_photos(self.photo_dir, SMALL_COUNT, SMALL_SIZE)
         if "big" in selected:
             make_big_file(self.big_file)
         if "queue" in selected:
@@ -579,7 +613,9 @@ class Bench:
         log("3. one 2 GiB file, PUT -> nginx discard sink")
         self.results["big"] = alternate("big", self.big_runs, [("uploader-tui", tui), ("curl", curl)])
 
-    # 4. The screen in tmux against headless, on the 300 files to the sink.
+    # 4. The screen in tmux against headless, on 300 photos (JPEG) to the sink. At 130 columns the screen draws the selected
+    # image's preview beside the list, and a key moves the selection every 0.2 s, so previews are decoded all along
+    # (headless is sent the same keys and ignores them).
     def tui_overhead(self) -> None:
         sink = f"{self.nginx.url}/sink/"
         socket_name = f"bench-{os.getpid()}"
@@ -598,19 +634,24 @@ class Bench:
             out.mkdir(parents=True, exist_ok=True)
             exit_file, time_file = out / f"{name}.exit", out / f"{name}.time"
             exit_file.unlink(missing_ok=True)
-            argv = [str(self.tui), str(self.small_dir), "--to", sink, "--concurrency", str(CONCURRENCY),
+            argv = [str(self.tui), str(self.photo_dir), "--to", sink, "--concurrency", str(CONCURRENCY),
                     "--journal", str(journal), "--exit-when-done"] + (["--no-tui"] if headless else [])
             self.remember("tui_headless" if headless else "tui_screen", argv)
             command = f"{shlex.join(timed(argv, time_file))}; echo $? > {shlex.quote(str(exit_file))}"
             mark = self.nginx.mark()
             started = time.perf_counter()
-            subprocess.run(tmux + ["new-session", "-d", "-s", name, "-x", "100", "-y", "30",
+            subprocess.run(tmux + ["new-session", "-d", "-s", name, "-x", "130", "-y", "30",
                                    "-e", "TERM=xterm-256color", "-e", "LANG=C.UTF-8", command],
                            check=True, **quiet)
             deadline = time.monotonic() + RUN_TIMEOUT
+            next_key = time.monotonic() + 0.2
             while not (exit_file.exists() and exit_file.read_text().strip()):
                 if time.monotonic() > deadline:
                     raise BenchError(f"{name}: no exit file after {RUN_TIMEOUT:.0f} s")
+                # Both runs get the keys (headless ignores them), so the tmux clients they take are in both.
+                if time.monotonic() >= next_key:
+                    next_key += 0.2
+                    subprocess.run(tmux + ["send-keys", "-t", name, "j"], **quiet)
                 time.sleep(0.01)
             seconds = time.perf_counter() - started
             code = int(exit_file.read_text().strip())
@@ -621,7 +662,7 @@ class Bench:
             drop_journal(journal)
             return Run(seconds=seconds, rss_kib=rss, user=user, system=system, exit_code=code, extra=checked)
 
-        log("4. the screen (tmux, 100x30) against --no-tui, 300 files -> sink")
+        log("4. the screen (tmux, 130x30, previews and graph) against --no-tui, 300 photos -> sink")
         try:
             self.results["tui"] = alternate("tui", self.runs, [
                 ("screen", lambda name: measure(name, headless=False)),
@@ -802,7 +843,8 @@ def report(bench: Bench, started: datetime.datetime, elapsed: float, load: float
     if "tui" in r:
         screen, headless = r["tui"]["screen"], r["tui"]["no-tui"]
         secs = lambda runs: [run.seconds for run in runs]
-        title = "4. the screen in tmux (100×30) vs `--no-tui`, 300 files → sink; peer: itself headless"
+        title = ("4. the screen in tmux (130×30, graph and image previews, the selection moving) vs `--no-tui`, "
+                 "300 photos (JPEG) → sink; peer: itself headless")
         rows += [
             (title, "wall time, s (lower is better)", spread(secs(screen), 3), spread(secs(headless), 3), ratio(med(secs(screen)), med(secs(headless)))),
             ("", "CPU user+sys, s", spread(cpu(screen), 2), spread(cpu(headless), 2), ratio(med(cpu(screen)), med(cpu(headless)))),
