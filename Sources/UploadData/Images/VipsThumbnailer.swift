@@ -17,10 +17,8 @@ public enum VipsThumbnailer {
             _ = VipsLibrary.takeError()
             return nil
         }
-        defer {
-            pixels.withMemoryRebound(to: CChar.self, capacity: 1) { cvips_free_string($0) }
-            cvips_trim()
-        }
+        // No cvips_trim here, unlike the preparer: a preview's buffers are a few kilobytes.
+        defer { pixels.withMemoryRebound(to: CChar.self, capacity: 1) { cvips_free_string($0) } }
         let count = Int(width) * Int(height) * 3
         return (Int(width), Int(height), Array(UnsafeBufferPointer(start: pixels, count: count)))
     }
