@@ -213,16 +213,17 @@ final class GatedSource: ThumbnailSource {
     let gate = DispatchSemaphore(value: 0)
 
     func thumbnail(path: String, maxWidth: Int, maxHeight: Int) -> Thumbnail? {
-        _ = gate.wait(timeout: .now() + 10)
+        _ = gate.wait(timeout: .now() + 120)
         return PreviewTests.quadrants
     }
 }
 
 @Suite("AppLoop previews")
 struct AppLoopPreviewTests {
-    /// Ticks the loop until `predicate` holds for the screen, up to 10 s.
+    /// Ticks the loop until `predicate` holds for the screen, up to 30 s (the whole suite in parallel on two cores
+    /// can keep the loop's tasks waiting for a thread for seconds).
     func tickUntil(_ terminal: InMemoryTerminal, _ predicate: (Frame) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if predicate(terminal.screen) { return true }
             terminal.send(.tick)
