@@ -73,6 +73,27 @@ void cn_restore_for_exit(void) {
 int cn_rows(void) { return cn_screen ? getmaxy(stdscr) : 0; }
 int cn_cols(void) { return cn_screen ? getmaxx(stdscr) : 0; }
 
+void cn_enable_mouse(int on) {
+    if (cn_screen == NULL) return;
+    mousemask(on ? (BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED) : 0, NULL);
+    // No click resolution: a press acts at once instead of after the default 166 ms wait for a release.
+    mouseinterval(0);
+}
+
+static int cn_mouse(uint32_t *value) {
+    MEVENT event;
+    if (getmouse(&event) != OK || event.x < 0 || event.y < 0 || event.x >= 4096 || event.y >= 4096) {
+        return CN_READ_SKIP;
+    }
+    uint32_t action;
+    if (event.bstate & BUTTON1_PRESSED) action = CN_MOUSE_PRESS;
+    else if (event.bstate & BUTTON4_PRESSED) action = CN_MOUSE_WHEEL_UP;
+    else if (event.bstate & BUTTON5_PRESSED) action = CN_MOUSE_WHEEL_DOWN;
+    else return CN_READ_SKIP;
+    *value = action << 24 | (uint32_t)event.y << 12 | (uint32_t)event.x;
+    return CN_READ_MOUSE;
+}
+
 int cn_read(uint32_t *value) {
     wint_t ch = 0;
     int status = wget_wch(stdscr, &ch);
@@ -80,6 +101,7 @@ int cn_read(uint32_t *value) {
     if (status == KEY_CODE_YES) {
         switch (ch) {
         case KEY_RESIZE: return CN_READ_RESIZE;
+        case KEY_MOUSE: return cn_mouse(value);
         case KEY_UP: *value = CN_KEY_UP; break;
         case KEY_DOWN: *value = CN_KEY_DOWN; break;
         case KEY_LEFT: *value = CN_KEY_LEFT; break;
@@ -164,6 +186,22 @@ void cn_put_cell(int y, int x, const uint32_t *scalars, int count, int width, in
         setcchar(&blank, space, cn_attrs(style), pair, NULL);
         mvwadd_wch(stdscr, y, x + 1, &blank);
     }
+}
+
+int cn_color_count(void) { return cn_colors ? COLORS : 0; }
+
+void cn_put_pixel(int y, int x, int upper, int lower) {
+    if (cn_screen == NULL || !cn_colors) return;
+    if (y < 0 || x < 0 || y >= getmaxy(stdscr) || x >= getmaxx(stdscr)) return;
+    // Least recently used pairs are reused once the table is full, so a preview never runs out of pairs; the
+    // six pairs cn_start made stay below, as alloc_pair takes free numbers only.
+    int pair = alloc_pair(upper, lower);
+    if (pair < 0) return;
+    wchar_t text[2] = {0x2580, L'\0'};
+    cchar_t cell;
+    // An int pair travels through `opts` (ncurses' extended pairs); the short argument only holds the low ones.
+    if (setcchar(&cell, text, A_NORMAL, (short)(pair < 32767 ? pair : 0), &pair) != OK) return;
+    mvwadd_wch(stdscr, y, x, &cell);
 }
 
 void cn_refresh(void) {

@@ -26,7 +26,8 @@
     X(vips_autorot) X(vips_icc_transform) X(vips_copy) X(vips_flatten) X(vips_array_double_newv) X(vips_area_unref)   \
     X(vips_jpegsave) X(vips_pngsave) X(vips_webpsave_buffer) X(vips_tiffsave) X(vips_gifsave) X(vips_heifsave)        \
     X(vips_gaussnoise) X(vips_bandjoin_const1) X(vips_cast) X(g_free) X(g_strfreev) X(g_object_ref)                   \
-    X(g_object_unref) X(g_log_set_handler)
+    X(g_object_unref) X(g_log_set_handler) X(vips_colourspace) X(vips_extract_band) X(vips_image_write_to_memory)     \
+    X(vips_image_get_bands) X(vips_image_new_from_memory_copy)
 
 #define CVIPS_FIELD(name) __typeof__(&name) name;
 static struct {
@@ -152,6 +153,55 @@ CVipsImage *cvips_thumbnail(const char *path, int max_side, int to_srgb) {
         : ready()->vips_thumbnail(path, &out, max_side, "height", max_side, "size", VIPS_SIZE_DOWN, "fail_on",
               VIPS_FAIL_ON_TRUNCATED, NULL);
     return failed ? NULL : out;
+}
+
+// After an operation wrote *next (or failed): on success *image becomes *next and the old reference is dropped.
+// Returns nonzero when the operation failed.
+static int cvips_step(VipsImage **image, VipsImage **next, int failed) {
+    if (failed) return 1;
+    api.g_object_unref(*image);
+    *image = *next;
+    *next = NULL;
+    return 0;
+}
+
+unsigned char *cvips_rgb_thumbnail(const char *path, int max_width, int max_height, int *width, int *height) {
+    VipsImage *image = NULL, *next = NULL;
+    // No profile transform: at 24 pixels it would change nothing one can see, and lcms' intent shifts pure colours.
+    if (ready()->vips_thumbnail(path, &image, max_width, "height", max_height, "size", VIPS_SIZE_DOWN, NULL))
+        return NULL;
+    // Grey, 16-bit or CMYK sources become 8-bit sRGB; alpha is laid on black, which reads well on dark terminals.
+    // Each operation runs before cvips_step reads its output (a call's arguments are evaluated in no set order).
+    int failed = api.vips_colourspace(image, &next, VIPS_INTERPRETATION_sRGB, NULL);
+    failed = cvips_step(&image, &next, failed);
+    if (!failed && api.vips_image_hasalpha(image)) {
+        VipsArrayDouble *black = api.vips_array_double_newv(1, 0.0);
+        failed = api.vips_flatten(image, &next, "background", black, NULL);
+        api.vips_area_unref((VipsArea *)black);
+        failed = cvips_step(&image, &next, failed);
+    }
+    if (!failed && api.vips_image_get_bands(image) > 3) {
+        failed = api.vips_extract_band(image, &next, 0, "n", 3, NULL);
+        failed = cvips_step(&image, &next, failed);
+    }
+    if (!failed) {
+        failed = api.vips_cast(image, &next, VIPS_FORMAT_UCHAR, NULL);
+        failed = cvips_step(&image, &next, failed);
+    }
+    if (failed || api.vips_image_get_bands(image) != 3) {
+        api.g_object_unref(image);
+        return NULL;
+    }
+    size_t length = 0;
+    unsigned char *pixels = api.vips_image_write_to_memory(image, &length);
+    *width = api.vips_image_get_width(image);
+    *height = api.vips_image_get_height(image);
+    api.g_object_unref(image);
+    if (pixels != NULL && length != (size_t)*width * (size_t)*height * 3) {
+        api.g_free(pixels);
+        return NULL;
+    }
+    return pixels;
 }
 
 CVipsImage *cvips_upright(const char *path, CVipsImage *header, int to_srgb) {
@@ -299,6 +349,16 @@ CVipsImage *cvips_noise(int width, int height) {
     VipsImage *tagged = NULL;
     failed = api.vips_copy(out, &tagged, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
     api.g_object_unref(out);
+    return failed ? NULL : tagged;
+}
+
+CVipsImage *cvips_from_rgb(const unsigned char *rgb, int width, int height) {
+    VipsImage *image = ready()->vips_image_new_from_memory_copy(
+        rgb, (size_t)width * (size_t)height * 3, width, height, 3, VIPS_FORMAT_UCHAR);
+    if (image == NULL) return NULL;
+    VipsImage *tagged = NULL;
+    int failed = api.vips_copy(image, &tagged, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
+    api.g_object_unref(image);
     return failed ? NULL : tagged;
 }
 

@@ -1,3 +1,5 @@
+import UploadDomain
+
 /// Human figures for sizes, rates and durations.
 public enum Format {
     /// `1.5 MiB`, `512 B`.
@@ -25,6 +27,13 @@ public enum Format {
         if whole < 60 { return "\(whole)s" }
         if whole < 3600 { return "\(whole / 60)m" + pad(whole % 60) + "s" }
         return "\(whole / 3600)h" + pad(whole / 60 % 60) + "m"
+    }
+
+    /// A time-left range, `40s–55s`; one figure when both ends read the same.
+    public static func range(_ range: EtaRange) -> String {
+        let low = duration(range.low)
+        let high = duration(range.high)
+        return low == high ? low : low + "–" + high
     }
 
     static func seconds(_ duration: Duration) -> Double {

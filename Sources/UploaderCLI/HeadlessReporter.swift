@@ -131,6 +131,7 @@ public actor HeadlessReporter {
     public func progress(_ snapshot: UploadSnapshot) {
         defer { flush() }
         let now = clock.now
+        let range = snapshot.progress.etaRange
         if json {
             if lastWidth.map({ $0 != (snapshot.concurrency, snapshot.concurrencyIsAuto) }) ?? true {
                 lastWidth = (snapshot.concurrency, snapshot.concurrencyIsAuto)
@@ -146,7 +147,7 @@ public actor HeadlessReporter {
                 let last = lastFileProgress[file.id]
                 guard last == nil || (now - last!.time >= .seconds(1) && last!.sent != file.sent) else { continue }
                 lastFileProgress[file.id] = (now, file.sent)
-                output.standardOutput(ndjson("progress", file))
+                output.standardOutput(ndjson("progress", file, eta: snapshot.progress.isSending ? range : nil))
             }
         }
         // The first line waits a second after uploads start, like rclone's: at once, one sample made the rate 0 B/s.
@@ -159,7 +160,9 @@ public actor HeadlessReporter {
         let p = snapshot.progress
         let percent = Int(p.fraction * 100)
         let rate = p.isSending ? ", " + Format.rate(p.bytesPerSecond) : ""
-        let eta = p.isSending ? p.eta.map { ", ETA " + Format.duration($0) } ?? "" : ""
+        let eta =
+            p.isSending
+            ? (range.map { ", ETA " + Format.range($0) } ?? p.eta.map { ", ETA " + Format.duration($0) } ?? "") : ""
         let state = snapshot.toast == .modeling ? "server processing" : "uploading"
         output.standardError(
             "\(state): \(p.counts.done)/\(p.counts.total) files done, \(Format.bytes(p.bytesSent)) of "
@@ -208,7 +211,7 @@ public actor HeadlessReporter {
         output.standardOutput(line.text)
     }
 
-    private func ndjson(_ event: String, _ file: FileSnapshot) -> String {
+    private func ndjson(_ event: String, _ file: FileSnapshot, eta: EtaRange? = nil) -> String {
         var line = JSONLine()
         line.add("event", event)
         line.add("file", file.name)
@@ -234,6 +237,11 @@ public actor HeadlessReporter {
             line.add("sent_as", preparation.remoteName)
         }
         line.add("attempt", file.attempt)
+        // The batch's time left, in whole seconds as the screen shows it.
+        if let eta {
+            line.add("eta_low_s", Int(eta.low.components.seconds))
+            line.add("eta_high_s", Int(eta.high.components.seconds))
+        }
         line.add("destination", file.destination)
         line.add("ts", Self.timestamp())
         return line.text

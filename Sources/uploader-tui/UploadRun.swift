@@ -120,7 +120,8 @@ struct UploadRun {
                 noticeSink.finish()
             }
             let configuration = TUIConfiguration(
-                source: plan.source, destination: plan.destination, exitWhenDone: plan.exitWhenDone, notices: notices)
+                source: plan.source, destination: plan.destination, exitWhenDone: plan.exitWhenDone,
+                thumbnails: VipsThumbnails(), notices: notices)
             // The screen renders off the curl threads: back from the session, which may be running there, a task
             // without a preference of its own would go on on that thread and draw frames the transfers wait for.
             let task = Task(executorPreference: globalConcurrentExecutor) {

@@ -43,7 +43,9 @@ struct ScreenEndToEndTests {
         // With a screen, the log still gets every file's story (--log-file, issue 17).
         let log = try String(contentsOfFile: folder.path + ".log", encoding: .utf8)
         let entries = log.split(separator: "\n")
-        #expect(entries.contains { $0.contains(" warning ") && $0.contains("file=a-big.jpg") && $0.hasSuffix(" cancelled") })
+        #expect(
+            entries.contains { $0.contains(" warning ") && $0.contains("file=a-big.jpg") && $0.hasSuffix(" cancelled") }
+        )
         #expect(entries.contains { $0.contains(" info ") && $0.contains("file=pet-0.png") && $0.contains(" done, ") })
         #expect(log.split(separator: "\n").last?.contains("notice") == true && log.contains("run ended"), "\(log)")
         await tmux.stop()
@@ -159,5 +161,43 @@ struct ScreenEndToEndTests {
         let lines = screen.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("  curl ") && $0.hasSuffix("\\") }, "\(screen)")
         #expect(lines.contains { $0.hasPrefix("    -H \"Authorization: Bearer $UPLOADER_TOKEN\" \\") }, "\(screen)")
+
+        try await clicks(tmux)
+    }
+
+    /// A press as a terminal reports it in X10 mode, typed into the pane as bytes: `ESC [ M`, then 32 + the button,
+    /// 33 + the column and 33 + the row. tmux passes them on as they are. The pane's TERM is tmux's own
+    /// `tmux-256color` (tmux sets it over `-e`), whose `kmous` is `\E[M`: ncurses asks for and parses this format.
+    /// A button press is followed by its release (button code 3), as a terminal sends them; wheel steps have none.
+    private func click(_ tmux: TmuxDriver, x: Int, y: Int, button: Int = 0) async throws {
+        var bytes = [0x1B, 0x5B, 0x4D, 32 + button, 33 + x, 33 + y]
+        if button < 64 { bytes += [0x1B, 0x5B, 0x4D, 32 + 3, 33 + x, 33 + y] }
+        try await tmux.send(["-H"] + bytes.map { String($0, radix: 16) })
+    }
+
+    /// A click selects a row, a click on a failed row's error opens its details, the wheel moves the selection.
+    private func clicks(_ tmux: TmuxDriver) async throws {
+        try await tmux.send("Escape")
+        try await tmux.send("Escape")
+        var screen = try await tmux.waitFor { $0.contains("filter: failed (3)") && !$0.contains("Esc closes") }
+        func lineIndex(_ screen: String, _ name: String) throws -> Int {
+            try #require(
+                screen.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(name) })
+        }
+        let charlie = try lineIndex(screen, "charlie.png")
+        try await click(tmux, x: 4, y: charlie)
+        screen = try await tmux.waitFor { self.row($0, "charlie.png").hasPrefix("▸") }
+        #expect(row(screen, "charlie.png").hasPrefix("▸ charlie.png"), "\(screen)")
+        #expect(!row(screen, "bravo.png").hasPrefix("▸"), "\(screen)")
+
+        try await click(tmux, x: 4, y: try lineIndex(screen, "charlie.png"), button: 64)
+        screen = try await tmux.waitFor { self.row($0, "alpha.png").hasPrefix("▸") }
+        #expect(row(screen, "alpha.png").hasPrefix("▸"), "the wheel moved the selection up: \(screen)")
+
+        let bravoRow = row(screen, "bravo.png")
+        let errorX = try #require(bravoRow.range(of: "failed ·")).lowerBound.utf16Offset(in: bravoRow)
+        try await click(tmux, x: errorX + 2, y: try lineIndex(screen, "bravo.png"))
+        screen = try await tmux.waitFor { $0.contains("Esc closes") }
+        #expect(row(screen, "│ File").contains("bravo.png"), "\(screen)")
     }
 }

@@ -50,10 +50,22 @@ struct ScreenRendererGraphTests {
         #expect(!Fixtures.render(Fixtures.uploading, size: size, state: state(size)).text.contains("peak"))
     }
 
-    @Test("before any second completes the graph is blank with dashes for the rates")
+    @Test("before a second moves a byte the row says where the graph will come, from its left, with no dashes")
     func empty() {
-        let size = TerminalSize(cols: 100, rows: 30)
-        let line = Fixtures.render(Fixtures.uploading, size: size).line(3)
-        #expect(line.contains("peak —  now —"), "\(line)")
+        for size in [TerminalSize(cols: 100, rows: 30), TerminalSize(cols: 50, rows: 16)] {
+            let line = Fixtures.render(Fixtures.uploading, size: size).line(3)
+            #expect(line.hasPrefix(" throughput graph"), "\(line)")
+            #expect(!line.contains("peak") && !line.contains("now —"), "\(line)")
+        }
+        // Seconds that moved nothing (every file failed at once) read the same.
+        var idle = UIState(size: TerminalSize(cols: 100, rows: 30))
+        idle.rates = RateHistory(samples: [0, 0, 0])
+        #expect(
+            Fixtures.render(Fixtures.uploading, size: idle.size, state: idle).line(3).hasPrefix(" throughput graph"))
+        // One second recorded: the sparkline and its figures take the row.
+        var state = UIState(size: TerminalSize(cols: 100, rows: 30))
+        state.rates = RateHistory(samples: [1_048_576])
+        let line = Fixtures.render(Fixtures.uploading, size: state.size, state: state).line(3)
+        #expect(line.contains("peak 1.0 MiB/s  now 1.0 MiB/s") && !line.contains("throughput graph"), "\(line)")
     }
 }

@@ -1,10 +1,13 @@
-"""4. The screen in tmux against headless, on the 300 files to the sink."""
+"""4. The screen in tmux against headless, on 300 photos (JPEG) to the sink. At 130 columns the screen draws the
+selected image's preview beside the list, and a key moves the selection every 0.2 s, so previews are decoded all
+along (headless is sent the same keys and ignores them)."""
 import os
 import shlex
 import subprocess
 import time
 
-from harness.common import CONCURRENCY, RUN_TIMEOUT, WORK, BenchError, log
+from harness.common import CONCURRENCY, DATA, RUN_TIMEOUT, WORK, BenchError, log
+from harness.data import make_noise_photos
 from harness.measure import Run, alternate, drop_journal, fresh_journal, med, parse_gnu_time, timed
 from harness.processes import PROCESSES
 from harness.report import cpu, row, rss_mib, seconds
@@ -17,7 +20,7 @@ GOAL_OVERHEAD = 0.05
 
 
 def run(bench) -> None:
-    files = small_post.folder()
+    photos = make_noise_photos(DATA / "photos-300", COUNT, SIZE)
     sink = f"{bench.nginx.url}/sink/"
     socket_name = f"bench-{os.getpid()}"
     tmux = ["tmux", "-L", socket_name]
@@ -35,19 +38,24 @@ def run(bench) -> None:
         out.mkdir(parents=True, exist_ok=True)
         exit_file, time_file = out / f"{name}.exit", out / f"{name}.time"
         exit_file.unlink(missing_ok=True)
-        argv = [str(bench.tui), str(files[0].parent), "--to", sink, "--concurrency", str(CONCURRENCY),
+        argv = [str(bench.tui), str(photos[0].parent), "--to", sink, "--concurrency", str(CONCURRENCY),
                 "--journal", str(journal), "--exit-when-done"] + (["--no-tui"] if headless else [])
         bench.remember("tui_headless" if headless else "tui_screen", argv)
         command = f"{shlex.join(timed(argv, time_file))}; echo $? > {shlex.quote(str(exit_file))}"
         mark = bench.nginx.mark()
         started = time.perf_counter()
-        subprocess.run(tmux + ["new-session", "-d", "-s", name, "-x", "100", "-y", "30",
+        subprocess.run(tmux + ["new-session", "-d", "-s", name, "-x", "130", "-y", "30",
                                "-e", "TERM=xterm-256color", "-e", "LANG=C.UTF-8", command],
                        check=True, **quiet)
         deadline = time.monotonic() + RUN_TIMEOUT
+        next_key = time.monotonic() + 0.2
         while not (exit_file.exists() and exit_file.read_text().strip()):
             if time.monotonic() > deadline:
                 raise BenchError(f"{name}: no exit file after {RUN_TIMEOUT:.0f} s")
+            # Both runs get the keys (headless ignores them), so the tmux clients they take are in both.
+            if time.monotonic() >= next_key:
+                next_key += 0.2
+                subprocess.run(tmux + ["send-keys", "-t", name, "j"], **quiet)
             time.sleep(0.01)
         elapsed = time.perf_counter() - started
         code = int(exit_file.read_text().strip())
@@ -58,7 +66,7 @@ def run(bench) -> None:
         drop_journal(journal)
         return Run(seconds=elapsed, rss_kib=rss, user=user, system=system, exit_code=code, extra=checked)
 
-    log("4. the screen (tmux, 100x30) against --no-tui, 300 files -> sink")
+    log("4. the screen (tmux, 130x30, previews and graph) against --no-tui, 300 photos -> sink")
     try:
         bench.results[KEY] = alternate("tui", bench.runs, [
             ("screen", lambda name: measure(name, headless=False)),
@@ -72,7 +80,8 @@ def run(bench) -> None:
 def rows(bench):
     screen, headless = bench.results[KEY]["screen"], bench.results[KEY]["no-tui"]
     table = [
-        row("4. the screen in tmux (100×30) vs `--no-tui`, 300 files → sink; peer: itself headless",
+        row("4. the screen in tmux (130×30, graph and image previews, the selection moving) vs `--no-tui`, 300 photos"
+            " (JPEG) → sink; peer: itself headless",
             "wall time, s (lower is better)", seconds(screen), seconds(headless), 3),
         row("", "CPU user+sys, s", cpu(screen), cpu(headless), 2),
         row("", "peak RSS, MiB", rss_mib(screen), rss_mib(headless), 1),
@@ -84,6 +93,6 @@ def rows(bench):
 
 SETUP = [
     "- Comparison 4: both modes in one private tmux server (`tmux -L`, started beforehand with a placeholder",
-    "  session, so its start-up is not timed), a new 100×30 session per run (`TERM=xterm-256color`,",
+    "  session, so its start-up is not timed), a new 130×30 session per run (`TERM=xterm-256color`,",
     "  `LANG=C.UTF-8`); time from launching the session to its exit file (polled every 10 ms).",
 ]

@@ -19,6 +19,12 @@
 #define CN_READ_CHAR 1       // *value is a Unicode scalar
 #define CN_READ_KEY 2        // *value is a CN_KEY_* code
 #define CN_READ_RESIZE 3     // the terminal was resized
+#define CN_READ_MOUSE 4      // *value is a mouse event: CN_MOUSE_* << 24 | row << 12 | column (each < 4096)
+#define CN_READ_SKIP 5       // something to ignore (a mouse event of no interest); read on
+
+#define CN_MOUSE_PRESS 1
+#define CN_MOUSE_WHEEL_UP 2
+#define CN_MOUSE_WHEEL_DOWN 3
 
 #define CN_KEY_UP 1
 #define CN_KEY_DOWN 2
@@ -46,6 +52,17 @@ void cn_stop(void);
 
 /// Leaves curses mode from any thread just before the process exits (a second Ctrl-C); nothing is freed.
 void cn_restore_for_exit(void);
+
+/// Asks the terminal to report left-button presses and wheel steps (1), or nothing (0). While on, the terminal
+/// selects text only with Shift held.
+void cn_enable_mouse(int on);
+
+/// COLORS: the colours the terminal can show (2^24 for a `*-direct` terminfo, whose colour numbers are RGB).
+int cn_color_count(void);
+
+/// Writes `▀` at a cell with the foreground `upper` and the background `lower`: colour numbers as `cn_color_count`
+/// allows, -1 for the terminal's default. Pairs come from ncurses' own bounded cache (`alloc_pair`).
+void cn_put_pixel(int y, int x, int upper, int lower);
 
 /// Current size of the screen.
 int cn_rows(void);

@@ -41,6 +41,11 @@ CVipsImage *cvips_thumbnail(const char *path, int max_side, int to_srgb);
 /// file opened by `cvips_open` (its orientation decides whether the decode can be sequential). NULL on failure.
 CVipsImage *cvips_upright(const char *path, CVipsImage *header, int to_srgb);
 
+/// `path` as at most `max_width`×`max_height` 8-bit sRGB pixels (shrunk on load, never enlarged, upright, alpha
+/// flattened onto black), for the screen's preview. Returns the pixels, 3 bytes each, rows top to bottom, and sets
+/// `*width` and `*height`; NULL on failure. Free with `cvips_free_string`.
+unsigned char *cvips_rgb_thumbnail(const char *path, int max_width, int max_height, int *width, int *height);
+
 /// Encodes `image` into `path`. `quality` (1–100) is for JPEG and WebP; `strip` drops all metadata (EXIF, XMP,
 /// IPTC and the colour profile). Returns 0, else -1 with the reason in the error buffer.
 /// On failure `*error_number` is the system's error of the failed write, or 0 when the image was at fault.
@@ -50,6 +55,8 @@ int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int qual
 
 /// A `width`×`height` sRGB image of 8-bit noise in 3 bands.
 CVipsImage *cvips_noise(int width, int height);
+/// A `width`×`height` sRGB image of the given pixels, 3 bytes each, rows top to bottom (copied).
+CVipsImage *cvips_from_rgb(const unsigned char *rgb, int width, int height);
 /// Encodes `image` as HEIC (HEVC) with its metadata, as a phone writes it. Returns 0, else -1.
 int cvips_save_heic(CVipsImage *image, const char *path, int quality);
 /// Sets a metadata field as text ("exif-ifd3-GPSLatitude" = "51/1 30/1 0/1"; savers write "exif-*" fields).

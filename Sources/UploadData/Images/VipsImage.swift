@@ -57,6 +57,12 @@ final class VipsImage {
         cvips_noise(Int32(width), Int32(height)).map(VipsImage.init)
     }
 
+    /// A `width`×`height` sRGB image of `rgb` (3 bytes a pixel, rows top to bottom), for tests.
+    static func pixels(_ rgb: [UInt8], width: Int, height: Int) -> VipsImage? {
+        guard rgb.count == width * height * 3 else { return nil }
+        return cvips_from_rgb(rgb, Int32(width), Int32(height)).map(VipsImage.init)
+    }
+
     var width: Int { Int(cvips_width(pointer)) }
     var height: Int { Int(cvips_height(pointer)) }
     /// Frames or pages in the file: more than 1 for an animated GIF or WebP, a multi-page TIFF.
@@ -92,8 +98,9 @@ final class VipsImage {
     /// (the reason is in `VipsLibrary.takeError()`). A failure may leave a partial file for the caller to remove.
     func save(to path: String, format: ImageOutputFormat, quality: Int, strip: Bool) -> Result<Void, SaveFailure> {
         var errorNumber: Int32 = 0
-        let failed = cvips_save(
-            pointer, path, format.encoder, Int32(min(max(quality, 1), 100)), strip ? 1 : 0, &errorNumber) != 0
+        let failed =
+            cvips_save(
+                pointer, path, format.encoder, Int32(min(max(quality, 1), 100)), strip ? 1 : 0, &errorNumber) != 0
         return failed ? .failure(SaveFailure(errorNumber: errorNumber)) : .success(())
     }
 

@@ -71,13 +71,15 @@ public struct BatchProgress: Sendable, Equatable {
     public var bytesPerSecond: Double
     /// Smoothed estimate; nil while unknown.
     public var eta: Duration?
+    /// The time left as a range from goodput and per-request overhead (`EtaEstimator`); nil while unknown.
+    public var etaRange: EtaRange?
     /// Bytes preprocessing took off the prepared images (originals' sizes less the prepared files').
     public var bytesSaved: Int64
 
     /// Creates progress figures.
     public init(
         counts: PhaseCounts, bytesSent: Int64, bytesTotal: Int64, bytesPerSecond: Double, eta: Duration?,
-        bytesSaved: Int64 = 0
+        bytesSaved: Int64 = 0, etaRange: EtaRange? = nil
     ) {
         self.counts = counts
         self.bytesSent = bytesSent
@@ -85,6 +87,7 @@ public struct BatchProgress: Sendable, Equatable {
         self.bytesPerSecond = bytesPerSecond
         self.eta = eta
         self.bytesSaved = bytesSaved
+        self.etaRange = etaRange
     }
 
     /// bytesSent / bytesTotal, 0...1.

@@ -3,6 +3,7 @@ public struct ProgressTracker: Sendable {
     private var samples: [(time: Duration, bytes: Int64)] = []
     private var smoothedRate: Double = 0
     private let window: Duration
+    private var estimator = EtaEstimator()
 
     /// Creates a tracker with a rate window (default 5 s).
     public init(window: Duration = .seconds(5)) {
@@ -30,5 +31,17 @@ public struct ProgressTracker: Sendable {
         guard remaining > 0 else { return (rate, .zero) }
         guard smoothedRate > 1 else { return (rate, nil) }
         return (rate, .milliseconds(Int64(Double(remaining) / smoothedRate * 1000)))
+    }
+
+    /// Adds a sample and returns, besides the rate and the smoothed ETA, the ETA as a range that counts the requests
+    /// the files left will cost (`EtaEstimator`).
+    public mutating func sample(at time: Duration, bytesSent: Int64, remaining: Int64, files: PhaseCounts) -> (
+        rate: Double, eta: Duration?, range: EtaRange?
+    ) {
+        let (rate, eta) = sample(at: time, bytesSent: bytesSent, remaining: remaining)
+        let range = estimator.sample(
+            at: time, bytesSent: bytesSent, filesFinished: files.done + files.failed, remainingBytes: remaining,
+            remainingFiles: files.pending)
+        return (rate, eta, range)
     }
 }

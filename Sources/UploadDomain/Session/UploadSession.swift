@@ -630,10 +630,10 @@ public actor UploadSession {
         }
         let sent = rowBytesSent
         let total = rowBytesTotal
-        let (rate, eta) = tracker.sample(at: now, bytesSent: sent, remaining: total - sent)
+        let (rate, eta, etaRange) = tracker.sample(at: now, bytesSent: sent, remaining: total - sent, files: rowCounts)
         let progress = BatchProgress(
             counts: rowCounts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta,
-            bytesSaved: rowBytesSaved)
+            bytesSaved: rowBytesSaved, etaRange: etaRange)
         return UploadSnapshot(
             files: rows, progress: progress, toast: Toast(progress: progress),
             concurrency: configuration.concurrency, concurrencyIsAuto: configuration.autoConcurrency,

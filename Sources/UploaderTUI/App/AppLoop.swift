@@ -7,6 +7,8 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     let renderer: ScreenRenderer
     let exitWhenDone: Bool
     let notices: AsyncStream<String>?
+    /// Previews of the selected file; nil when the screen draws none.
+    let thumbnails: ThumbnailCache?
     let clock: any UploadClock
     private var flusher = FrameFlusher()
     private var ui: UIState
@@ -15,8 +17,9 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
 
     init(
         controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool,
-        notices: AsyncStream<String>? = nil, clock: any UploadClock
+        notices: AsyncStream<String>? = nil, thumbnails: ThumbnailCache? = nil, clock: any UploadClock
     ) {
+        self.thumbnails = thumbnails
         self.controller = controller
         self.terminal = terminal
         self.renderer = renderer
@@ -43,10 +46,12 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             sink.finish()
         }
         // Ticks come 30 times a second; leaving on the idle signal itself saves up to a tick per run.
-        let idle = exitWhenDone ? Task { [controller] in
-            await controller.waitUntilIdle()
-            sink.yield(.batchIdle)
-        } : nil
+        let idle =
+            exitWhenDone
+            ? Task { [controller] in
+                await controller.waitUntilIdle()
+                sink.yield(.batchIdle)
+            } : nil
         let noticed = notices.map { notices in
             Task {
                 for await notice in notices { sink.yield(.notice(notice)) }
@@ -125,6 +130,14 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         guard dirty, let snapshot else { return }
         let now = clock.now
         guard force || flusher.isDue(at: now) else { return }
+        // Only where a preview shows (the details, or beside the list from 120 columns) is one made. Never waits: a
+        // picture not made yet is a placeholder now and shows on a later frame.
+        if let thumbnails, ui.pane == .detail || ui.size.cols >= 120 {
+            let file = ui.selectedFile(in: snapshot.files, visible: ui.visibleRows(snapshot.files))
+            ui.preview = file.map { thumbnails.preview(path: $0.path, size: $0.size) }
+        } else {
+            ui.preview = nil
+        }
         let frame = renderer.render(snapshot, ui, size: ui.size)
         let rows = flusher.flush(frame, at: now)
         if !rows.isEmpty { terminal.write(frame, rows: rows) }

@@ -1,3 +1,4 @@
+import Foundation
 import UploadDomain
 
 #if canImport(Glibc)
@@ -22,7 +23,8 @@ public enum TUIApp {
         let noColor = getenv("NO_COLOR").map { String(cString: $0).isEmpty == false } ?? false
         let terminal: CursesTerminal
         do {
-            terminal = try await CursesTerminal.start(useColor: configuration.useColor && !noColor)
+            terminal = try await CursesTerminal.start(
+                useColor: configuration.useColor && !noColor, mouse: configuration.mouse)
         } catch var error as TerminalUnavailable {
             error.term = environmentTerm()
             throw error
@@ -41,12 +43,20 @@ public enum TUIApp {
         controller: some UploadController, terminal: some Terminal, configuration: TUIConfiguration,
         clock: any UploadClock = SystemClock()
     ) async -> TUIOutcome {
+        let capabilities = terminal.capabilities
+        let depth =
+            configuration.thumbnails != nil && capabilities.colorCount >= 256
+            ? ColorDepth.of(
+                environment: configuration.environment, unicode: capabilities.unicode,
+                color: capabilities.color)
+            : nil
         let renderer = ScreenRenderer(
             source: configuration.source, destination: configuration.destination,
-            unicode: terminal.capabilities.unicode, useColor: terminal.capabilities.color)
+            unicode: capabilities.unicode, useColor: capabilities.color, colorDepth: depth)
         var loop = AppLoop(
             controller: controller, terminal: terminal, renderer: renderer,
-            exitWhenDone: configuration.exitWhenDone, notices: configuration.notices, clock: clock)
+            exitWhenDone: configuration.exitWhenDone, notices: configuration.notices,
+            thumbnails: depth == nil ? nil : configuration.thumbnails.map { ThumbnailCache(source: $0) }, clock: clock)
         let outcome = await loop.run()
         await terminal.close()
         return outcome

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How the terminal UI runs.
 public struct TUIConfiguration: Sendable {
     /// The folder or files being uploaded, as the header shows them.
@@ -8,14 +10,22 @@ public struct TUIConfiguration: Sendable {
     public var exitWhenDone: Bool
     /// False draws without colours (`--no-color`); `NO_COLOR` in the environment also turns them off.
     public var useColor: Bool
+    /// Report clicks and wheel steps to the screen; the terminal then selects text only with Shift held.
+    public var mouse: Bool
+    /// Makes the previews of the selected image; nil shows none.
+    public var thumbnails: (any ThumbnailSource)?
+    /// The variables that choose the previews' colours (`COLORTERM`, `NO_COLOR`); the process's by default.
+    public var environment = ProcessInfo.processInfo.environment
     /// One-line notices found while the batch runs ("3 of 24 files carry a GPS location…"), shown in the footer.
     public var notices: AsyncStream<String>?
 
     /// Creates a configuration.
     public init(
         source: String, destination: String, exitWhenDone: Bool = false, useColor: Bool = true,
-        notices: AsyncStream<String>? = nil
+        mouse: Bool = true, thumbnails: (any ThumbnailSource)? = nil, notices: AsyncStream<String>? = nil
     ) {
+        self.thumbnails = thumbnails
+        self.mouse = mouse
         self.source = source
         self.destination = destination
         self.exitWhenDone = exitWhenDone

@@ -51,6 +51,13 @@ public enum KeyMap {
             var update = handle(key, state: state, snapshot: snapshot)
             update.state.clamp(fileCount: update.state.visibleRows(snapshot.files).count)
             return update
+        case .mouse(let mouse):
+            // A question waits for y or n; a stray click must not answer it or act behind it.
+            guard state.prompt == nil else { return Update(state: state) }
+            state.status = nil
+            var update = Update(state: pointed(mouse, state: state, snapshot: snapshot))
+            update.state.clamp(fileCount: update.state.visibleRows(snapshot.files).count)
+            return update
         }
     }
 

@@ -42,6 +42,8 @@ public struct UIState: Sendable, Equatable {
     public var isSearching = false
     /// The batch's goodput over the last minute, for the sparkline.
     public var rates = RateHistory()
+    /// The selected file's preview, when the screen draws previews; the loop sets it before each frame.
+    public var preview: Preview?
 
     /// Creates the state of a fresh screen.
     public init(size: TerminalSize, selected: Int = 0, scrollTop: Int = 0, pane: Pane = .list, prompt: Prompt? = nil) {

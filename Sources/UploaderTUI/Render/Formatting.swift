@@ -1,3 +1,5 @@
+import UploadDomain
+
 /// Human-readable sizes, rates, percentages and durations for the screen.
 public enum Formatting {
     /// `512 B`, `2.4 KiB`, `18.0 MiB`, `1.25 GiB`.
@@ -47,6 +49,13 @@ public enum Formatting {
             return "\(hours):\(mm):\(ss)"
         }
         return "\(minutes):\(ss)"
+    }
+
+    /// A time-left range, `0:40–0:55` (`0:40-0:55` in ASCII); one figure when both ends read the same.
+    public static func range(_ range: EtaRange, ascii: Bool) -> String {
+        let low = duration(range.low)
+        let high = duration(range.high)
+        return low == high ? low : low + (ascii ? "-" : "–") + high
     }
 
     /// `value` with exactly `digits` decimals, without Foundation's locale-dependent formatting.

@@ -17,6 +17,8 @@ public struct CellStyle: Sendable, Hashable {
     public var dim: Bool
     public var reverse: Bool
     public var underline: Bool
+    /// A preview's cell: the half block's upper pixel as the foreground, the lower one as the background.
+    public var pixels: PixelColors?
 
     /// Creates a style.
     public init(
@@ -32,6 +34,20 @@ public struct CellStyle: Sendable, Hashable {
 
     /// The terminal's default look.
     public static let plain = CellStyle()
+}
+
+/// The two colours of a preview cell drawn as `▀`.
+public struct PixelColors: Sendable, Hashable {
+    /// The upper pixel.
+    public var upper: TerminalColor
+    /// The lower pixel; nil under the last row of a picture of odd height (the terminal's own background).
+    public var lower: TerminalColor?
+
+    /// Creates a pair.
+    public init(upper: TerminalColor, lower: TerminalColor?) {
+        self.upper = upper
+        self.lower = lower
+    }
 }
 
 /// One character cell of a frame.

@@ -9,8 +9,11 @@ struct Columns: Equatable {
     var phase: Int
     var rate: Int
     var tries: Int
+    /// The list's width: the terminal's, less a preview beside it.
+    var width: Int
 
     init(cols: Int) {
+        width = cols
         (size, bar, percent, phase, rate, tries) =
             switch cols {
             case 90...: (9, 16, 4, 10, 11, 3)
@@ -22,6 +25,9 @@ struct Columns: Equatable {
         let shown = [size, bar, percent, phase, rate, tries].filter { $0 > 0 }
         name = max(4, cols - 2 - 1 - shown.reduce(0, +) - 2 * shown.count)
     }
+
+    /// Where a row's bar starts, and with it a failed row's error.
+    var progressX: Int { 2 + name + 2 + (size > 0 ? size + 2 : 0) }
 }
 
 extension ScreenRenderer {
@@ -30,7 +36,7 @@ extension ScreenRenderer {
     func renderList(
         _ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, visible: [Int], layout: Layout
     ) {
-        let cols = frame.size.cols
+        let cols = ScreenRenderer.showsSidePreview(state) ? frame.size.cols - Self.sidePreviewWidth : frame.size.cols
         let columns = Columns(cols: cols)
         var titles: [(String, Int, Bool)] = [("NAME", columns.name, false)]
         if columns.size > 0 { titles.append(("SIZE", columns.size, true)) }
@@ -117,15 +123,16 @@ extension ScreenRenderer {
         frame.put(selected ? glyphs.pointer + " " : "  ", x: x, y: y, style: style(.cyan, bold: true))
         x = 2
         frame.put(pad(glyphs.display(file.name), columns.name), x: x, y: y, style: style(bold: selected, dim: dim))
-        x += columns.name + 2
         if columns.size > 0 {
-            frame.put(pad(Formatting.bytes(file.size), columns.size, right: true), x: x, y: y, style: style(dim: true))
-            x += columns.size + 2
+            frame.put(
+                pad(Formatting.bytes(file.size), columns.size, right: true), x: x + columns.name + 2, y: y,
+                style: style(dim: true))
         }
-        let triesX = frame.size.cols - 1 - columns.tries
+        x = columns.progressX
+        let triesX = columns.width - 1 - columns.tries
         // A failed or skipped row says why in the room of the bar, percentage, phase and rate: it is what the user
         // needs.
-        let room = (columns.tries > 0 ? triesX - 2 : frame.size.cols - 1) - x
+        let room = (columns.tries > 0 ? triesX - 2 : columns.width - 1) - x
         if file.phase == .failed {
             let summary =
                 file.error.map { error in
@@ -160,7 +167,7 @@ extension ScreenRenderer {
             frame.put(pad(tries, columns.tries, right: true), x: triesX, y: y, style: style(dim: file.attempt <= 1))
         }
         if selected {
-            frame.restyle(x: 0, y: y, count: frame.size.cols) { $0.reverse = true }
+            frame.restyle(x: 0, y: y, count: columns.width) { $0.reverse = true }
         }
     }
 

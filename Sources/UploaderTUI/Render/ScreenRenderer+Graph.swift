@@ -5,6 +5,13 @@ extension ScreenRenderer {
     /// second. Per-file rates stay in the list.
     func renderGraph(_ frame: inout Frame, _ history: RateHistory, row: Int) {
         let cols = frame.size.cols
+        // Before a second has moved a byte there is nothing to plot: say so where the graph will be, instead of a
+        // blank row ending in dashes far to the right.
+        guard history.peak > 0 else {
+            let note = "throughput graph " + glyphs.dash + " from the first second of sending"
+            frame.put(truncate(note, cols - 2), x: 1, y: row, style: style(dim: true))
+            return
+        }
         let peak = "peak " + Formatting.rate(history.peak, dash: glyphs.dash)
         let now = "now " + Formatting.rate(history.current, dash: glyphs.dash)
         let minimumGraph = 10

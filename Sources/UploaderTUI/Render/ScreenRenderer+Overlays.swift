@@ -30,7 +30,7 @@ extension ScreenRenderer {
         return lines
     }
 
-    func renderDetail(_ frame: inout Frame, _ file: FileSnapshot, layout: Layout) {
+    func renderDetail(_ frame: inout Frame, _ file: FileSnapshot, preview: Preview? = nil, layout: Layout) {
         let cols = frame.size.cols
         let top = layout.toastRow
         let height = layout.footerRow - top
@@ -40,7 +40,14 @@ extension ScreenRenderer {
         frame.put(hint, x: max(1, cols - 2 - DisplayWidth.of(hint)), y: top + height - 1, style: style(dim: true))
         let labelWidth = cols >= 60 ? 12 : 8
         let valueX = 2 + labelWidth + 1
-        let valueWidth = max(1, cols - valueX - 2)
+        // The preview takes the top right corner from 70 columns on; the curl lines start below it.
+        let box = Thumbnail.box
+        let showPreview = preview != nil && preview != .unavailable && cols >= 70 && height >= 8
+        let previewRows = showPreview ? min(box.rows, height - 2) : 0
+        let valueWidth = max(1, cols - valueX - 2 - (showPreview ? box.cols + 2 : 0))
+        if let preview, showPreview {
+            drawPreview(&frame, preview, x: cols - 2 - box.cols, y: top + 1, cols: box.cols, rows: previewRows)
+        }
         var y = top + 1
         let last = top + height - 2
         for line in detailLines(file) {
@@ -58,6 +65,7 @@ extension ScreenRenderer {
             }
         }
         let command = file.curlCommand
+        y = max(y, top + 1 + previewRows)
         guard !command.isEmpty, y <= last else { return }
         frame.put(pad("curl", labelWidth), x: 2, y: y, style: style(bold: true, dim: true))
         let copyHint = truncate("y copies it " + glyphs.dash + " or select the lines", valueWidth)
@@ -125,6 +133,8 @@ extension ScreenRenderer {
             ("f", "show all / active / failed / done files"),
             ("/", "find by name (Enter keeps, Esc clears)"),
             ("y / Y", "copy the file's curl command / its error"),
+            ("click / wheel", "select a file (its error: details) / move"),
+            ("Shift+drag", "select text while the mouse is on"),
             ("?", "show or hide this help"),
             ("q", "quit (asks y/n while uploads run)"),
         ]
@@ -154,7 +164,8 @@ extension ScreenRenderer {
         switch prompt {
         case .cancelAll:
             question = "Cancel all \(snapshot.progress.counts.pending) pending files?"
-            note = "y cancels the queued ones and lets those in flight finish " + glyphs.dot + " any other key keeps them"
+            note =
+                "y cancels the queued ones and lets those in flight finish " + glyphs.dot + " any other key keeps them"
         case .quit:
             question = "Uploads are still running. Quit?"
             note = "y lets those in flight finish, then quits " + glyphs.dot + " any other key stays"

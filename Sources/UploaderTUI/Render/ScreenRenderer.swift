@@ -13,6 +13,8 @@ public struct ScreenRenderer: Sendable {
     public var glyphs: Glyphs
     /// False for `NO_COLOR` or terminals without colours: attributes only.
     public var useColor: Bool
+    /// How previews are coloured; nil draws none (no UTF-8, no colours, `NO_COLOR`).
+    public var colorDepth: ColorDepth?
 
     /// Creates a renderer.
     /// - Parameters:
@@ -20,7 +22,12 @@ public struct ScreenRenderer: Sendable {
     ///   - destination: the target, secrets already removed (shown sanitised).
     ///   - unicode: false draws bars, borders and marks in ASCII.
     ///   - useColor: false leaves every cell in the terminal's default colour.
-    public init(source: String, destination: String, unicode: Bool = true, useColor: Bool = true) {
+    ///   - colorDepth: the colours of image previews; nil draws none.
+    public init(
+        source: String, destination: String, unicode: Bool = true, useColor: Bool = true,
+        colorDepth: ColorDepth? = nil
+    ) {
+        self.colorDepth = unicode && useColor ? colorDepth : nil
         self.source = source
         self.destination = destination
         self.glyphs = unicode ? .unicode : .ascii
@@ -49,12 +56,13 @@ public struct ScreenRenderer: Sendable {
         if let row = layout.graphRow { renderGraph(&frame, state.rates, row: row) }
         renderToast(&frame, snapshot, layout: layout)
         renderList(&frame, snapshot, state, visible: visible, layout: layout)
+        if Self.showsSidePreview(state), state.pane == .list { renderSidePreview(&frame, state, layout: layout) }
         renderFooter(&frame, snapshot, state, visible: visible, layout: layout)
         switch state.pane {
         case .list: break
         case .detail:
             if let file = state.selectedFile(in: snapshot.files, visible: visible) {
-                renderDetail(&frame, file, layout: layout)
+                renderDetail(&frame, file, preview: state.preview, layout: layout)
             }
         case .help: renderHelp(&frame, snapshot, layout: layout)
         }
@@ -162,7 +170,10 @@ public struct ScreenRenderer: Sendable {
         let sent = Formatting.bytes(progress.bytesSent)
         let total = Formatting.bytes(progress.bytesTotal)
         let rate = Formatting.rate(progress.bytesPerSecond, dash: glyphs.dash)
-        let eta = progress.isSending ? "ETA " + (progress.eta.map(Formatting.duration) ?? glyphs.dash) : nil
+        let time =
+            progress.etaRange.map { Formatting.range($0, ascii: glyphs.asciiOnly) }
+            ?? progress.eta.map(Formatting.duration) ?? glyphs.dash
+        let eta = progress.isSending ? "ETA " + time : nil
         let candidates: [String] = [
             [percent, "\(sent) of \(total)", progress.isSending ? rate : nil, eta].compactMap { $0 }
                 .joined(separator: "  "),

@@ -46,9 +46,11 @@ public final class CursesTerminal: Terminal {
     /// Starts curses on the process's terminal and returns once the screen is ready.
     /// - Parameters:
     ///   - useColor: false keeps every cell in the default colour.
+    ///   - mouse: true asks the terminal to report clicks and wheel steps.
     ///   - tickInterval: how often `.tick` arrives when no key is pressed.
     /// - Throws: `TerminalUnavailable` when `newterm` fails.
-    public static func start(useColor: Bool, tickInterval: Duration = .microseconds(33_334)) async throws
+    public static func start(useColor: Bool, mouse: Bool = true, tickInterval: Duration = .microseconds(33_334))
+        async throws
         -> CursesTerminal
     {
         var fds: [Int32] = [-1, -1]
@@ -67,9 +69,11 @@ public final class CursesTerminal: Terminal {
                     continuation.resume(throwing: TerminalUnavailable(.cursesFailed))
                     return
                 }
+                cn_enable_mouse(mouse ? 1 : 0)
                 let terminal = CursesTerminal(
                     size: TerminalSize(cols: Int(cn_cols()), rows: Int(cn_rows())),
-                    capabilities: TerminalCapabilities(unicode: utf8, color: status & 1 == 1),
+                    capabilities: TerminalCapabilities(
+                        unicode: utf8, color: status & 1 == 1, colorCount: Int(cn_color_count())),
                     tickInterval: tickInterval, wake: wake)
                 continuation.resume(returning: terminal)
                 terminal.runLoop()
@@ -148,6 +152,8 @@ public final class CursesTerminal: Terminal {
             case CN_READ_CHAR: sink.yield(.key(Self.key(character: value)))
             case CN_READ_KEY: sink.yield(.key(Self.key(code: value)))
             case CN_READ_RESIZE: sink.yield(.resize(cols: Int(cn_cols()), rows: Int(cn_rows())))
+            case CN_READ_MOUSE: if let mouse = Self.mouse(packed: value) { sink.yield(.mouse(mouse)) }
+            case CN_READ_SKIP: continue
             default: return
             }
         }
@@ -161,6 +167,10 @@ public final class CursesTerminal: Terminal {
         guard !rows.isEmpty else { return }
         for (y, cells) in rows {
             for (x, cell) in cells.enumerated() where cell.width > 0 {
+                if let pixels = cell.style.pixels {
+                    cn_put_pixel(Int32(y), Int32(x), colorNumber(pixels.upper), pixels.lower.map(colorNumber) ?? -1)
+                    continue
+                }
                 let style = Self.styleBits(cell.style)
                 let scalars = cell.character.unicodeScalars
                 if scalars.count == 1, let scalar = scalars.first {
@@ -194,6 +204,16 @@ public final class CursesTerminal: Terminal {
         }
     }
 
+    /// The number curses takes for `color`: RGB itself on a direct-colour terminal, else a palette index.
+    private func colorNumber(_ color: TerminalColor) -> Int32 {
+        switch color {
+        case .indexed(let index): return Int32(index)
+        case .rgb(let rgb) where capabilities.directColor:
+            return Int32(rgb.red) << 16 | Int32(rgb.green) << 8 | Int32(rgb.blue)
+        case .rgb(let rgb): return Int32(Palette256.index(of: rgb))
+        }
+    }
+
     private static func styleBits(_ style: CellStyle) -> Int32 {
         var bits = Int32(style.color.rawValue) & CN_STYLE_COLOR_MASK
         if style.bold { bits |= CN_STYLE_BOLD }
@@ -216,6 +236,18 @@ public final class CursesTerminal: Terminal {
         default:
             guard let scalar = Unicode.Scalar(value), value >= 32 else { return .unknown }
             return .character(Character(scalar))
+        }
+    }
+
+    /// Decodes a mouse event the shim packed as `CN_MOUSE_* << 24 | row << 12 | column`.
+    static func mouse(packed value: UInt32) -> MouseEvent? {
+        let x = Int(value & 0xFFF)
+        let y = Int(value >> 12 & 0xFFF)
+        switch Int32(value >> 24) {
+        case CN_MOUSE_PRESS: return MouseEvent(.press, x: x, y: y)
+        case CN_MOUSE_WHEEL_UP: return MouseEvent(.wheelUp, x: x, y: y)
+        case CN_MOUSE_WHEEL_DOWN: return MouseEvent(.wheelDown, x: x, y: y)
+        default: return nil
         }
     }
 

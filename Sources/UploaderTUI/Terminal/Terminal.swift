@@ -4,12 +4,18 @@ public struct TerminalCapabilities: Sendable, Hashable {
     public var unicode: Bool
     /// Colours are available and wanted (`NO_COLOR` unset, `--no-color` not given).
     public var color: Bool
+    /// Colours the terminal can show: 8, 256, or 16,777,216 for a `*-direct` terminfo that takes RGB.
+    public var colorCount: Int
 
     /// Creates capabilities.
-    public init(unicode: Bool, color: Bool) {
+    public init(unicode: Bool, color: Bool, colorCount: Int = 256) {
         self.unicode = unicode
         self.color = color
+        self.colorCount = color ? colorCount : 0
     }
+
+    /// The terminal takes RGB colour numbers (`COLORS` of a `*-direct` terminfo).
+    public var directColor: Bool { colorCount >= 1 << 24 }
 }
 
 /// A screen the app loop draws frames on and reads typed events from.

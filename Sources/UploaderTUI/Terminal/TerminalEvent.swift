@@ -32,6 +32,8 @@ public enum Key: Sendable, Hashable {
 public enum TerminalEvent: Sendable, Hashable {
     /// A key press.
     case key(Key)
+    /// A click or a wheel step (only when the terminal reports the mouse).
+    case mouse(MouseEvent)
     /// The terminal now has this many columns and rows.
     case resize(cols: Int, rows: Int)
     /// Time passed with no input; the loop samples the session and redraws.

@@ -22,6 +22,11 @@ struct TmuxDriver {
 
     /// Sends keys as tmux names them (`"q"`, `"Enter"`, `"Up"`, `"C-c"`).
     func send(_ keys: String...) async throws {
+        try await send(keys)
+    }
+
+    /// Sends keys given as an array (`["-H", "1b", "5b"]` types raw bytes).
+    func send(_ keys: [String]) async throws {
         try await tmux(["send-keys", "-t", session] + keys)
     }
 

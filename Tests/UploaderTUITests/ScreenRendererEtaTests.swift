@@ -1,0 +1,73 @@
+import Testing
+import UploadDomain
+
+@testable import UploaderTUI
+
+@Suite("ScreenRenderer ETA")
+struct ScreenRendererEtaTests {
+    /// The range an estimator gives after 20 scripted seconds that alternate between sending 1 MB and sending
+    /// 0.5 MB while a request finishes, with 10 MB in 25 files left (about 10 s of bytes and 12.5 s of requests).
+    static func scriptedRange(jitter: Bool) throws -> EtaRange {
+        var estimator = EtaEstimator()
+        var sent: Int64 = 0
+        var finished = 0
+        var range: EtaRange?
+        for second in 0...20 {
+            if second > 0 {
+                let extra: Int64 = jitter && second % 3 == 0 ? 150_000 : 0
+                sent += (second.isMultiple(of: 2) ? 500_000 : 1_000_000) - extra
+                finished += second.isMultiple(of: 2) ? 1 : 0
+            }
+            range = estimator.sample(
+                at: .seconds(second), bytesSent: sent, filesFinished: finished, remainingBytes: 10_000_000,
+                remainingFiles: 25)
+        }
+        return try #require(range)
+    }
+
+    func snapshot(_ range: EtaRange) -> UploadSnapshot {
+        var snapshot = Fixtures.uploading
+        snapshot.progress.etaRange = range
+        return snapshot
+    }
+
+    @Test("the header's ETA is the estimator's range, low to high")
+    func range() throws {
+        let range = try Self.scriptedRange(jitter: true)
+        #expect(range.low < range.high)
+        let text = "ETA " + Formatting.duration(range.low) + "–" + Formatting.duration(range.high)
+        for size in [TerminalSize(cols: 100, rows: 30), TerminalSize(cols: 80, rows: 24)] {
+            let frame = Fixtures.render(snapshot(range), size: size)
+            let line = frame.line(Layout(size: size).aggregateRow)
+            #expect(line.contains(text), "\(line)")
+            #expect(!line.contains("ETA 0:09"), "the smoothed single figure gives way to the range")
+        }
+    }
+
+    @Test("ends that read the same show one figure; ASCII uses a hyphen")
+    func collapsedAndAscii() throws {
+        let exact = try Self.scriptedRange(jitter: false)
+        // Without jitter the fit is exact: 10 s of bytes and 25 requests at 0.5 s, in whole seconds.
+        #expect(exact.low == exact.high && [.seconds(22), .seconds(23)].contains(exact.low))
+        let size = TerminalSize(cols: 100, rows: 30)
+        let line = Fixtures.render(snapshot(exact), size: size).line(Layout(size: size).aggregateRow)
+        #expect(
+            line.contains("ETA " + Formatting.duration(exact.low) + " ")
+                || line.hasSuffix(Formatting.duration(exact.low)))
+        #expect(!line.contains("–"), "\(line)")
+
+        let wide = EtaRange(low: .seconds(40), high: .seconds(55))
+        let ascii = Fixtures.renderer(unicode: false).render(snapshot(wide), UIState(size: size), size: size)
+        #expect(ascii.line(Layout(size: size).aggregateRow).contains("ETA 0:40-0:55"))
+    }
+
+    @Test("without a range yet the smoothed figure shows; once bytes are out, no ETA at all")
+    func fallback() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        let row = Layout(size: size).aggregateRow
+        #expect(Fixtures.render(Fixtures.uploading, size: size).line(row).contains("ETA 0:09"))
+        var modeling = Fixtures.modeling
+        modeling.progress.etaRange = EtaRange(low: .seconds(3), high: .seconds(5))
+        #expect(!Fixtures.render(modeling, size: size).line(row).contains("ETA"))
+    }
+}
