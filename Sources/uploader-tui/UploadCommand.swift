@@ -156,6 +156,13 @@ struct UploadCommand: ParsableCommand {
     @Flag(help: "Leave the screen when the batch ends instead of waiting for 'q'.")
     var exitWhenDone = false
 
+    @Flag(
+        help: """
+            Start the run in the background without a screen; `uploader-tui attach ID` shows it, `ps` lists it, \
+            `stop ID` stops it.
+            """)
+    var detach = false
+
     @Flag(help: "Skip TLS certificate verification (unsafe).")
     var insecure = false
 

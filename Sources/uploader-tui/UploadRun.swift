@@ -27,6 +27,11 @@ struct UploadRun {
             prepared?.release()
             throw UsageError(description: problem)
         }
+        // An interactive run (or --detach) goes to a process of its own, this one becomes its screen (issue 18).
+        if plan.service == nil, plan.detach || (!plan.headless && (try? TUIApp.checkTerminal()) != nil) {
+            prepared?.release()
+            return try await RunLauncher(plan: plan).start()
+        }
         let engine = CurlEngine(options: plan.engineOptions)
         defer { engine.shutdown() }
         let journal = try prepared.map(begin)
@@ -94,7 +99,11 @@ struct UploadRun {
         // Once the batch is idle, the journal's last commit (synced) overlaps the reporter's last lines and the
         // engine's stop, instead of lengthening every run's tail.
         let whenIdle = { (counts: PhaseCounts) -> Void in journal?.beginClose(counts: counts) }
-        if plan.headless {
+        var served: ServedRun?
+        if let id = plan.service {
+            served = try await serve(
+                session, id: id, interrupts: interrupts, total: items.count, skipping: done, whenIdle: whenIdle)
+        } else if plan.headless {
             await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)
         } else {
             // The screen reads snapshots; only the log wants the events. Should the screen fail, they go on to the
@@ -158,7 +167,9 @@ struct UploadRun {
                 FileHandle.standardError.write(Data("uploader-tui: \(path): cannot write results: \(error)\n".utf8))
             }
         }
-        return ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
+        let status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
+        served?.end(snapshot, status: status)
+        return status
     }
 
     /// The journal locked, checked and migrated; nil with `--no-resume`.
@@ -258,24 +269,35 @@ final class InterruptWatcher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "uploader-tui.signals")
     private var sources: [any DispatchSourceSignal] = []
     private var count = 0
+    private let onFirst: @Sendable (Int32) -> Void
+    private let beforeExit: @Sendable () -> Void
 
     init(
         signals: [Int32], onFirst: @escaping @Sendable (Int32) -> Void, beforeExit: @escaping @Sendable () -> Void
     ) {
+        self.onFirst = onFirst
+        self.beforeExit = beforeExit
         for signalNumber in signals {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [unowned self] in
-                count += 1
-                if count == 1 {
-                    onFirst(signalNumber)
-                } else {
-                    beforeExit()
-                    ProcessExit.now(ExitStatus.interrupted.rawValue)
-                }
-            }
+            source.setEventHandler { [unowned self] in received(signalNumber) }
             source.resume()
             sources.append(source)
+        }
+    }
+
+    /// Acts as if `signalNumber` had arrived: a screen's Ctrl-C, passed on over the run's socket.
+    func raise(_ signalNumber: Int32) {
+        queue.async { [self] in received(signalNumber) }
+    }
+
+    private func received(_ signalNumber: Int32) {
+        count += 1
+        if count == 1 {
+            onFirst(signalNumber)
+        } else {
+            beforeExit()
+            ProcessExit.now(ExitStatus.interrupted.rawValue)
         }
     }
 

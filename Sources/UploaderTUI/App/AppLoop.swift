@@ -26,6 +26,11 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         ui = UIState(size: terminal.initialSize)
     }
 
+    /// Lets `d` detach (the run goes on in its own process).
+    mutating func allowDetach(_ allowed: Bool) {
+        ui.canDetach = allowed
+    }
+
     /// What the loop reacts to: the terminal's events, and the batch going idle.
     private enum Input {
         case terminal(TerminalEvent)
@@ -43,10 +48,12 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             sink.finish()
         }
         // Ticks come 30 times a second; leaving on the idle signal itself saves up to a tick per run.
-        let idle = exitWhenDone ? Task { [controller] in
-            await controller.waitUntilIdle()
-            sink.yield(.batchIdle)
-        } : nil
+        let idle =
+            exitWhenDone
+            ? Task { [controller] in
+                await controller.waitUntilIdle()
+                sink.yield(.batchIdle)
+            } : nil
         let noticed = notices.map { notices in
             Task {
                 for await notice in notices { sink.yield(.notice(notice)) }
@@ -85,6 +92,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             }
             switch update.effect {
             case .quit: return Self.outcome(snapshot)
+            case .detach: return .detached
             case .setClipboard(let text): terminal.setClipboard(text)
             case nil: break
             }

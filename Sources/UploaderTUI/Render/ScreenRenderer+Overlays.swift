@@ -109,9 +109,9 @@ extension ScreenRenderer {
         limit.map { Formatting.rate(Double($0)) } ?? "none"
     }
 
-    func renderHelp(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout) {
+    func renderHelp(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout, canDetach: Bool = false) {
         let arrows = glyphs.asciiOnly ? "Up Down PgUp PgDn" : "↑ ↓ PgUp PgDn"
-        let entries: [(String, String)] = [
+        var entries: [(String, String)] = [
             (arrows, "select a file (Home/End: first/last)"),
             ("Enter", "details of the selected file"),
             ("Esc", "close a pane"),
@@ -128,6 +128,7 @@ extension ScreenRenderer {
             ("?", "show or hide this help"),
             ("q", "quit (asks y/n while uploads run)"),
         ]
+        if canDetach { entries.insert(("d", "detach: the run goes on, `attach` comes back"), at: entries.count - 1) }
         let cols = frame.size.cols
         let keyWidth = 18
         let width = min(cols - 2, 2 + keyWidth + 44 + 2)
@@ -154,7 +155,8 @@ extension ScreenRenderer {
         switch prompt {
         case .cancelAll:
             question = "Cancel all \(snapshot.progress.counts.pending) pending files?"
-            note = "y cancels the queued ones and lets those in flight finish " + glyphs.dot + " any other key keeps them"
+            note =
+                "y cancels the queued ones and lets those in flight finish " + glyphs.dot + " any other key keeps them"
         case .quit:
             question = "Uploads are still running. Quit?"
             note = "y lets those in flight finish, then quits " + glyphs.dot + " any other key stays"
