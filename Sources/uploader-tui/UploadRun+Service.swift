@@ -86,6 +86,9 @@ struct ServedRun {
         record.last = WireSnapshot(snapshot)
         try? record.write(in: server.directory)
         server.end(snapshot, exitCode: status.rawValue)
+        // The run's log holds what the run process said; nothing said, nothing kept.
+        let log = server.directory.logPath(info.id)
+        if let size = try? FileManager.default.attributesOfItem(atPath: log)[.size] as? Int, size == 0 { unlink(log) }
         if !record.seen {
             let counts = snapshot.progress.counts
             DesktopNotification.send(

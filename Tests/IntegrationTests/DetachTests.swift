@@ -251,6 +251,45 @@ struct DetachTests {
         await server.stop()
     }
 
+    @Test("a screen killed with -9 leaves the run going: it ends on its own, every file once")
+    func screenKilled() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("detach-screen-kill")
+        for i in 0..<4 { try folder.write("q\(i).png", size: 120_000, seed: UInt64(70 + i), prefix: Magic.png) }
+        let upload = quoted([
+            ChildProcess.uploaderBinary, folder.path, "--to", server.url("/datasets/screen-kill/images"),
+            "--limit-rate", "100K", "--concurrency", "1", "--journal", folder.path + ".journal",
+        ])
+        var tmuxEnvironment = ["LANG": "C.UTF-8", "TERM": "xterm-256color"]
+        tmuxEnvironment.merge(environment) { $1 }
+        let tmux = try await TmuxDriver.start(command: "\(upload); sleep 60", environment: tmuxEnvironment)
+        defer { Task { await tmux.stop() } }
+        _ = try await tmux.waitFor(timeout: .seconds(20)) { row($0, "q0.png").contains("uploading") }
+        let screen = try #require(processes(naming: folder.path).first { !$0.arguments.contains("_serve-run") })
+        kill(screen.pid, SIGKILL)
+        let id = try #require(try await ps().first { $0["source"] as? String == folder.path }?["id"] as? String)
+        #expect(try await run(id)?["state"] as? String == "running")
+        try await waitUntil("the run's end", timeout: .seconds(60), every: .milliseconds(200)) {
+            try await run(id)?["state"] as? String == "done"
+        }
+        let stored = await server.server.statistics.storedByPath.filter { !$0.key.hasSuffix("manifest.json") }
+        #expect(stored.count == 4 && stored.values.allSatisfy { $0 == 1 }, "\(stored)")
+        await server.stop()
+    }
+
+    /// Processes whose command line holds `text`, read from /proc.
+    func processes(naming text: String) -> [(pid: pid_t, arguments: [String])] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry in
+            guard let pid = pid_t(entry),
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { return nil }
+            let arguments = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard arguments.first?.hasSuffix("uploader-tui") == true, arguments.contains(text) else { return nil }
+            return (pid, arguments)
+        }
+    }
+
     @Test("another user is refused: by the folder's owner check, and by the run itself (SO_PEERCRED)")
     func otherUser() async throws {
         guard getuid() == 0 else {

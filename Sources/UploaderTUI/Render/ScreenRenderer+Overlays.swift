@@ -128,7 +128,7 @@ extension ScreenRenderer {
             ("?", "show or hide this help"),
             ("q", "quit (asks y/n while uploads run)"),
         ]
-        if canDetach { entries.insert(("d", "detach: the run goes on, `attach` comes back"), at: entries.count - 1) }
+        if canDetach { entries.insert(("d", "detach: the run goes on without the screen"), at: entries.count - 1) }
         let cols = frame.size.cols
         let keyWidth = 18
         let width = min(cols - 2, 2 + keyWidth + 44 + 2)
