@@ -56,6 +56,10 @@ public final class RunServer: Sendable {
         var lastFigures: WireSnapshot?
         var ended = false
         var notices: [String] = []
+        /// Resumed whenever a screen comes or goes.
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Counts those changes, so a waiter that registers late still sees one it missed.
+        var generation = 0
     }
 
     /// Listens on the run's socket in `directory`.
@@ -90,6 +94,44 @@ public final class RunServer: Sendable {
     public var everAttached: Bool { state.withLock { $0.everAttached } }
     /// Whether a screen was attached when the batch was last seen idle: the person saw the end.
     public var endSeen: Bool { state.withLock { $0.endSeen } }
+
+    /// Returns once no screen is attached and, unless `firstScreen` is nil, one has attached or `firstScreen`
+    /// has passed; or once `stop` holds, checked whenever a screen comes or goes and every `interval`.
+    public func waitUntilUnwatched(
+        firstScreen: ContinuousClock.Instant?, interval: Duration = .milliseconds(250), stop: () -> Bool
+    ) async {
+        while !stop() {
+            let (unwatched, generation) = state.withLock { state in
+                let unwatched =
+                    state.screens == 0
+                    && (firstScreen == nil || state.everAttached || ContinuousClock.now >= firstScreen!)
+                return (unwatched, state.generation)
+            }
+            if unwatched { return }
+            let timer = Task { [weak self] in
+                try? await Task.sleep(for: interval)
+                self?.screensChanged()
+            }
+            await withCheckedContinuation { continuation in
+                let missed = state.withLock { state in
+                    if state.generation != generation { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if missed { continuation.resume() }
+            }
+            timer.cancel()
+        }
+    }
+
+    private func screensChanged() {
+        let waiters = state.withLock { state in
+            state.generation += 1
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
 
     /// Shows `text` in the footer of every screen, now and to come.
     public func notice(_ text: String) {
@@ -191,6 +233,7 @@ public final class RunServer: Sendable {
                 connection.send(RunLine(.quit))
                 connection.finish()
             }
+            screensChanged()
         case .hello, .snapshot, .notice, .ended, .refused:
             break
         }
@@ -212,6 +255,7 @@ public final class RunServer: Sendable {
             if role == .screen { state.everAttached = true }
             return role == .screen ? state.notices : []
         }
+        if role == .screen { screensChanged() }
         if role == .status { connection.finish() }
         for text in notices {
             var notice = RunLine(.notice)
@@ -222,6 +266,7 @@ public final class RunServer: Sendable {
 
     private func closed(_ box: ConnectionBox) {
         _ = state.withLock { $0.clients.removeValue(forKey: ObjectIdentifier(box)) }
+        screensChanged()
     }
 
     /// Sends the rows that changed to the screens that have them all, and every row to those just attached.

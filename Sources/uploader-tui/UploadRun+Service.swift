@@ -49,11 +49,7 @@ extension UploadRun {
         let firstScreen = ContinuousClock.now + .seconds(30)
         while true {
             await session.waitUntilIdle()
-            while !interrupts.interrupted,
-                server.screens > 0 || (!plan.detach && !server.everAttached && ContinuousClock.now < firstScreen)
-            {
-                try? await Task.sleep(for: .milliseconds(50))
-            }
+            await server.waitUntilUnwatched(firstScreen: plan.detach ? nil : firstScreen) { interrupts.interrupted }
             if interrupts.interrupted { break }
             if await session.snapshot().isIdle { break }
         }
