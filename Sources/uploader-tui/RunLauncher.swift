@@ -11,21 +11,15 @@ import UploaderCLI
 /// travels in its environment, never on its command line.
 struct RunLauncher {
     let plan: UploadPlan
+    let directory: RunDirectory
 
     /// The descriptor on which the run process says it listens (a pipe the launcher reads).
     static let readyDescriptor: Int32 = 3
 
     /// Starts the run; with `--detach` prints how to attach and returns, else shows its screen until it ends or is
     /// left.
-    /// - Throws: `UsageError` when the run folder cannot be used or the process cannot start.
+    /// - Throws: `UsageError` when the process cannot start.
     func start() async throws -> ExitStatus {
-        let environment = ProcessInfo.processInfo.environment
-        let directory = RunDirectory(environment: environment)
-        do {
-            try directory.prepare()
-        } catch {
-            throw UsageError(description: error.description)
-        }
         let id = directory.newID()
         let (pid, ready) = try spawn(id: id, directory: directory)
         // One byte once the socket listens; the end of the pipe without it means the run process exited first.
@@ -47,6 +41,15 @@ struct RunLauncher {
             return .success
         }
         return await AttachedScreen(id: id, directory: directory).run()
+    }
+
+    /// This user's run folder, made if missing; an error when it cannot be used (then the run stays in one process).
+    static func directory() -> Result<RunDirectory, RunServiceError> {
+        let directory = RunDirectory(environment: ProcessInfo.processInfo.environment)
+        return Result { () throws(RunServiceError) in
+            try directory.prepare()
+            return directory
+        }
     }
 
     /// Tells the launcher, in the run process, that the socket listens.
