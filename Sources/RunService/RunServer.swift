@@ -60,6 +60,8 @@ public final class RunServer: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// Counts those changes, so a waiter that registers late still sees one it missed.
         var generation = 0
+        /// Send the next snapshot now rather than at the end of the interval.
+        var urgent = false
     }
 
     /// Listens on the run's socket in `directory`.
@@ -131,6 +133,12 @@ public final class RunServer: Sendable {
             return state.waiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Sends the next snapshot without waiting for the rest of the interval (the batch just went idle: a screen
+    /// with `--exit-when-done` is waiting for that one).
+    public func sendSoon() {
+        state.withLock { $0.urgent = true }
     }
 
     /// Shows `text` in the footer of every screen, now and to come.
@@ -272,7 +280,17 @@ public final class RunServer: Sendable {
     /// Sends the rows that changed to the screens that have them all, and every row to those just attached.
     private func broadcast() async {
         while !state.withLock({ $0.ended }) {
-            try? await Task.sleep(for: Self.interval)
+            // In steps, so a screen that just said hello gets its first snapshot at once.
+            let due = ContinuousClock.now + Self.interval
+            while ContinuousClock.now < due {
+                let now = state.withLock { state in
+                    defer { state.urgent = false }
+                    return state.urgent
+                        || state.clients.values.contains { $0.needsFull && ($0.role == .screen || $0.role == .control) }
+                }
+                if now { break }
+                try? await Task.sleep(for: .milliseconds(4))
+            }
             let watching = state.withLock { $0.clients.values.contains { $0.role == .screen || $0.role == .control } }
             guard watching else {
                 state.withLock { $0.lastRows = nil }

@@ -40,6 +40,10 @@ extension UploadRun {
         await session.start(skipping: done)
         server.start()
         RunLauncher.signalReady()
+        let idle = Task {
+            await session.waitUntilIdle()
+            server.sendSoon()
+        }
         let notes = Task { [plan] in
             for note in plan.notes { server.notice(note) }
             if let note = await Self.locationNote(plan) { server.notice(note) }
@@ -55,6 +59,7 @@ extension UploadRun {
         }
         server.stopListening()
         notes.cancel()
+        idle.cancel()
         let snapshot = await session.snapshot()
         whenIdle(snapshot.progress.counts)
         await session.finishEvents()
