@@ -60,8 +60,8 @@ public final class RunServer: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         /// Counts those changes, so a waiter that registers late still sees one it missed.
         var generation = 0
-        /// Send the next snapshot now rather than at the end of the interval.
-        var urgent = false
+        /// The broadcaster's wait for its next snapshot; cancelled to send one at once.
+        var pause: Task<Void, Never>?
     }
 
     /// Listens on the run's socket in `directory`.
@@ -138,7 +138,7 @@ public final class RunServer: Sendable {
     /// Sends the next snapshot without waiting for the rest of the interval (the batch just went idle: a screen
     /// with `--exit-when-done` is waiting for that one).
     public func sendSoon() {
-        state.withLock { $0.urgent = true }
+        state.withLock { $0.pause }?.cancel()
     }
 
     /// Shows `text` in the footer of every screen, now and to come.
@@ -264,6 +264,7 @@ public final class RunServer: Sendable {
             return role == .screen ? state.notices : []
         }
         if role == .screen { screensChanged() }
+        if role == .screen || role == .control { sendSoon() }
         if role == .status { connection.finish() }
         for text in notices {
             var notice = RunLine(.notice)
@@ -280,17 +281,10 @@ public final class RunServer: Sendable {
     /// Sends the rows that changed to the screens that have them all, and every row to those just attached.
     private func broadcast() async {
         while !state.withLock({ $0.ended }) {
-            // In steps, so a screen that just said hello gets its first snapshot at once.
-            let due = ContinuousClock.now + Self.interval
-            while ContinuousClock.now < due {
-                let now = state.withLock { state in
-                    defer { state.urgent = false }
-                    return state.urgent
-                        || state.clients.values.contains { $0.needsFull && ($0.role == .screen || $0.role == .control) }
-                }
-                if now { break }
-                try? await Task.sleep(for: .milliseconds(4))
-            }
+            // A screen that just said hello, or a batch just gone idle, cuts the wait short (`sendSoon`).
+            let pause = Task { _ = try? await Task.sleep(for: Self.interval) }
+            state.withLock { $0.pause = pause }
+            await pause.value
             let watching = state.withLock { $0.clients.values.contains { $0.role == .screen || $0.role == .control } }
             guard watching else {
                 state.withLock { $0.lastRows = nil }

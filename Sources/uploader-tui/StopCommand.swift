@@ -29,6 +29,8 @@ struct StopCommand: ParsableCommand {
             if let problem = RunLookup.gone(id, in: directory) { throw problem }
             client = try RunClient.connect(id: id, in: directory, role: .control)
         } catch let error as RunServiceError {
+            // Another stop ended it while this one connected: stopped all the same.
+            if error.code != .ended, let ended = endedMeanwhile(id, directory) { return stopped(id, ended) }
             return AttachedScreen.fail(error)
         }
         await client.waitForSnapshot()
@@ -37,14 +39,23 @@ struct StopCommand: ParsableCommand {
         }
         client.send(.stop)
         await client.waitUntilIdle()
-        guard let snapshot = client.latest, snapshot.isIdle || client.end != .lost else {
-            return AttachedScreen.fail(RunServiceError(.lost, id: id, detail: "its process ended while stopping"))
-        }
+        client.detach()
+        if let snapshot = client.latest, snapshot.isIdle { return stopped(id, snapshot) }
+        if let ended = endedMeanwhile(id, directory) { return stopped(id, ended) }
+        return AttachedScreen.fail(RunServiceError(.lost, id: id, detail: "its process ended while stopping"))
+    }
+
+    /// The last snapshot of a run that has ended since this command began.
+    private func endedMeanwhile(_ id: String, _ directory: RunDirectory) -> UploadSnapshot? {
+        guard let record = RunRecord.read(id, in: directory), record.hasEnded else { return nil }
+        return record.last?.applied(to: [], curl: { _ in LazyText { "" } })
+    }
+
+    private func stopped(_ id: String, _ snapshot: UploadSnapshot) -> ExitStatus {
         let c = snapshot.progress.counts
         print(
             "stopped run \(id): \(c.total) files: \(c.done) done, \(c.failed) failed, \(c.cancelled) cancelled, "
                 + "\(c.skipped) skipped")
-        client.detach()
         return .success
     }
 }
