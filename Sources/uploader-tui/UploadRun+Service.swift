@@ -32,8 +32,10 @@ extension UploadRun {
         } catch {
             throw UsageError(description: "\(error)")
         }
+        // The log reads the events where the session's requests run (the curl threads), as headless runs do: an
+        // event then costs no thread switch.
         let logged = plan.log.map { log in
-            Task {
+            Task(executorPreference: session.taskExecutor) {
                 for await event in session.events { log.handle(event) }
             }
         }
