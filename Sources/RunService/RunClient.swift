@@ -72,6 +72,22 @@ public final class RunClient: Sendable {
         return try Handshake(fd: fd, id: id, role: role).client()
     }
 
+    /// `connect(id:in:role:)` on a thread of its own: the handshake blocks until the run's hello, and the
+    /// concurrency pool's few threads must not wait on it.
+    public static func connect(id: String, in directory: RunDirectory, role: ClientRole) async throws(RunServiceError)
+        -> RunClient
+    {
+        let result = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    returning: Result { () throws(RunServiceError) in
+                        try connect(id: id, in: directory, role: role)
+                    })
+            }
+        }
+        return try result.get()
+    }
+
     fileprivate init(info: RunInfo, connection: LineConnection, lines: Handshake) {
         self.info = info
         self.connection = connection

@@ -19,7 +19,7 @@ struct AttachedScreen {
     func run() async -> ExitStatus {
         let client: RunClient
         do {
-            client = try RunClient.connect(id: id, in: directory, role: .screen)
+            client = try await RunClient.connect(id: id, in: directory, role: .screen)
         } catch {
             return Self.fail(error)
         }

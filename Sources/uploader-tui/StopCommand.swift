@@ -27,7 +27,7 @@ struct StopCommand: ParsableCommand {
                 throw RunServiceError(.ended, id: id, detail: RunLookup.ending(record))
             }
             if let problem = RunLookup.gone(id, in: directory) { throw problem }
-            client = try RunClient.connect(id: id, in: directory, role: .control)
+            client = try await RunClient.connect(id: id, in: directory, role: .control)
         } catch let error as RunServiceError {
             // Another stop ended it while this one connected: stopped all the same.
             if error.code != .ended, let ended = endedMeanwhile(id, directory) { return stopped(id, ended) }

@@ -53,11 +53,11 @@ struct DetachTests {
     func detachAttachHangUp() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder("detach")
-        try folder.write("a-big.jpg", size: 3 << 20, seed: 1, prefix: Magic.jpeg)
+        try folder.write("a-big.jpg", size: 4 << 20, seed: 1, prefix: Magic.jpeg)
         for i in 0..<5 { try folder.write("pet-\(i).png", size: 200_000 + i, seed: UInt64(20 + i), prefix: Magic.png) }
         let upload = quoted([
             ChildProcess.uploaderBinary, folder.path, "--to", server.url("/datasets/detach/images"), "--limit-rate",
-            "256K", "--concurrency", "2", "--journal", folder.path + ".journal",
+            "128K", "--concurrency", "2", "--journal", folder.path + ".journal",
         ])
         var shellEnvironment = ["LANG": "C.UTF-8", "TERM": "xterm-256color"]
         shellEnvironment.merge(environment) { $1 }

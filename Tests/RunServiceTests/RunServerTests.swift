@@ -61,7 +61,7 @@ struct RunServerTests {
         var socketInfo = stat()
         #expect(stat(directory.socketPath("00aa"), &socketInfo) == 0 && socketInfo.st_mode & 0o777 == 0o600)
 
-        let client = try RunClient.connect(id: "00aa", in: directory, role: .screen)
+        let client = try await RunClient.connect(id: "00aa", in: directory, role: .screen)
         #expect(client.info.id == "00aa" && client.info.files == 3)
         await client.waitForSnapshot()
         #expect(client.latest?.files.map(\.name) == ["f0.jpg", "f1.jpg", "f2.jpg"])
