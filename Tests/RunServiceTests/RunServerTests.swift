@@ -104,6 +104,46 @@ struct RunServerTests {
         server.end(await FakeRun(files: 1).host.snapshot(), exitCode: 0)
     }
 
+    @Test("a run of another protocol version is one clear line on the client's side")
+    func clientVersionMismatch() async throws {
+        let directory = try folder()
+        let path = directory.socketPath("00ee")
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(sys.argv[1])
+            s.listen(1)
+            print("ready", flush=True)
+            c, _ = s.accept()
+            c.sendall(b'{"type":"hello","version":2,"run":{"id":7,"shape":"new"}}\\n')
+            c.recv(65536)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        defer { process.terminate() }
+        // Its "ready" comes after listen(): connecting between bind and listen would find the socket stale.
+        let ready = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: pipe.fileHandleForReading.availableData)
+            }
+        }
+        #expect(String(decoding: ready, as: UTF8.self).hasPrefix("ready"))
+        do {
+            _ = try await RunClient.connect(id: "00ee", in: directory, role: .screen)
+            Issue.record("a run of protocol version 2 was accepted")
+        } catch {
+            #expect(error.code == .versionMismatch)
+            #expect(
+                error.description
+                    == "run 00ee speaks another protocol (protocol version 2; this uploader-tui speaks "
+                    + "\(RunProtocol.version)); use the uploader-tui that started it")
+        }
+    }
+
     @Test("a socket nobody listens on is found stale and removed; an unknown ID is no such run")
     func stale() throws {
         let directory = try folder()
