@@ -41,6 +41,9 @@ let package = Package(
                     ], .when(platforms: [.linux]))
             ]),
         .target(name: "UploadDomain"),
+        // The run process's socket and its protocol (issue 18): screens attach to a run that outlives them.
+        .target(name: "CRunService"),
+        .target(name: "RunService", dependencies: ["UploadDomain", "CRunService"]),
         .target(
             name: "UploadData",
             dependencies: [
@@ -61,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "uploader-tui",
             dependencies: [
-                "UploadDomain", "UploadData", "UploaderCLI", "UploaderTUI",
+                "UploadDomain", "UploadData", "UploaderCLI", "UploaderTUI", "RunService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             linkerSettings: [
@@ -99,6 +102,7 @@ let package = Package(
             name: "UploadDataTests",
             dependencies: ["UploadData", "UploadDomain", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "UploaderCLITests", dependencies: ["UploaderCLI"]),
+        .testTarget(name: "RunServiceTests", dependencies: ["RunService", "UploadDomain"]),
         .testTarget(name: "UploaderTUITests", dependencies: ["UploaderTUI", "UploadDomain"], exclude: ["Snapshots"]),
         .testTarget(name: "ReferenceServerTests", dependencies: ["ReferenceServer"]),
         .testTarget(

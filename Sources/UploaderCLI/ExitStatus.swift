@@ -10,6 +10,10 @@ public enum ExitStatus: Int32, Sendable {
     case usage = 2
     /// Nothing to upload.
     case nothingToUpload = 3
+    /// `attach`, `stop`: no such run, it has ended, or its process is gone (a stale socket, removed).
+    case noSuchRun = 4
+    /// `attach`, `ps`, `stop`: the run belongs to another user or speaks another protocol version.
+    case refused = 5
     /// Interrupted (SIGINT/SIGTERM).
     case interrupted = 130
 

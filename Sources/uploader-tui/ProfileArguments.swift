@@ -19,7 +19,7 @@ enum ProfileArguments {
         case "upload", "delete":
             command = arguments[0]
             rest = Array(arguments.dropFirst())
-        case "history", "config", "help":
+        case "history", "config", "help", "attach", "ps", "stop", "_serve-run":
             return arguments
         default:
             command = "upload"

@@ -16,8 +16,9 @@ struct UploadCommand: ParsableCommand {
 
             A journal remembers every file's outcome, so a rerun skips what is done and resumes the rest.
 
-            Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, unusable journal or no \
-            libcurl, 3 nothing to upload, 130 interrupted.
+            Exit codes: 0 all done or skipped (or the screen detached), 1 some failed or cancelled, 2 usage error, \
+            unusable journal or no libcurl, 3 nothing to upload, 4 the run process vanished under its screen, 130 \
+            interrupted.
             """)
 
     @Argument(help: "Files or folders to upload.")
@@ -160,6 +161,13 @@ struct UploadCommand: ParsableCommand {
 
     @Flag(help: "Leave the screen when the batch ends instead of waiting for 'q'.")
     var exitWhenDone = false
+
+    @Flag(
+        help: """
+            Start the run in the background without a screen; `uploader-tui attach ID` shows it, `ps` lists it, \
+            `stop ID` stops it.
+            """)
+    var detach = false
 
     @Flag(help: "Skip TLS certificate verification (unsafe).")
     var insecure = false

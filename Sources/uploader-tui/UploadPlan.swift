@@ -48,6 +48,12 @@ struct UploadPlan {
     /// `--dry-run`: the broken rules are reported with the files instead of stopping the run.
     var dryRun: Bool
     var violations: [String]
+    /// `--detach`: the run goes to a process of its own without a screen.
+    var detach = false
+    /// Set in the run process: the ID its socket is named after.
+    var service: String?
+    /// The arguments as typed, for the run process (it parses them again, profiles included).
+    var commandLine: [String] = []
 }
 
 /// Where new bearer tokens come from.
@@ -134,6 +140,11 @@ extension UploadCommand {
         guard grace >= 0, grace.isFinite else {
             throw UsageError(
                 description: "--grace takes seconds, 0 or more (0 aborts at once), not \(Self.number(grace))")
+        }
+        if detach, json || quiet {
+            throw UsageError(
+                description: "--detach runs without output; leave out --json and --quiet (uploader-tui ps --json "
+                    + "reports on runs)")
         }
         if retryFailed, noResume {
             throw UsageError(description: "--retry-failed needs the journal; drop --no-resume")
@@ -240,7 +251,7 @@ extension UploadCommand {
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,
-            imageOptions: imageOptions, dryRun: dryRun, violations: violations.map(\.description))
+            imageOptions: imageOptions, dryRun: dryRun, violations: violations.map(\.description), detach: detach)
     }
 
     /// S3 with the upload's sizes, each checked before anything is sent.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RunService
 import Synchronization
 import UploadData
 import UploadDomain
@@ -26,6 +27,20 @@ struct UploadRun {
         {
             prepared?.release()
             throw UsageError(description: problem)
+        }
+        // An interactive run (or --detach) goes to a process of its own, this one becomes its screen (issue 18).
+        if plan.service == nil, plan.detach || (!plan.headless && (try? TUIApp.checkTerminal()) != nil) {
+            switch RunLauncher.directory() {
+            case .success(let directory):
+                prepared?.release()
+                return try await RunLauncher(plan: plan, directory: directory).start()
+            case .failure(let problem) where !plan.detach:
+                FileHandle.standardError.write(
+                    Data("uploader-tui: warning: \(problem); the run stays in this process\n".utf8))
+            case .failure(let problem):
+                prepared?.release()
+                throw UsageError(description: problem.description)
+            }
         }
         let engine = CurlEngine(options: plan.engineOptions)
         defer { engine.shutdown() }
@@ -98,7 +113,11 @@ struct UploadRun {
             plan.configuration.autoConcurrency
             ? Task(executorPreference: globalConcurrentExecutor) { await ConcurrencyAutopilot.run(session) } : nil
         defer { autopilot?.cancel() }
-        if plan.headless {
+        var served: ServedRun?
+        if let id = plan.service {
+            served = try await serve(
+                session, id: id, interrupts: interrupts, total: items.count, skipping: done, whenIdle: whenIdle)
+        } else if plan.headless {
             await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)
         } else {
             // The screen reads snapshots; only the log wants the events. Should the screen fail, they go on to the
@@ -163,7 +182,9 @@ struct UploadRun {
                 FileHandle.standardError.write(Data("uploader-tui: \(path): cannot write results: \(error)\n".utf8))
             }
         }
-        return ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
+        let status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
+        served?.end(snapshot, status: status)
+        return status
     }
 
     /// The journal locked, checked and migrated; nil with `--no-resume`.
@@ -263,24 +284,35 @@ final class InterruptWatcher: @unchecked Sendable {
     private let queue = DispatchQueue(label: "uploader-tui.signals")
     private var sources: [any DispatchSourceSignal] = []
     private var count = 0
+    private let onFirst: @Sendable (Int32) -> Void
+    private let beforeExit: @Sendable () -> Void
 
     init(
         signals: [Int32], onFirst: @escaping @Sendable (Int32) -> Void, beforeExit: @escaping @Sendable () -> Void
     ) {
+        self.onFirst = onFirst
+        self.beforeExit = beforeExit
         for signalNumber in signals {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { [unowned self] in
-                count += 1
-                if count == 1 {
-                    onFirst(signalNumber)
-                } else {
-                    beforeExit()
-                    ProcessExit.now(ExitStatus.interrupted.rawValue)
-                }
-            }
+            source.setEventHandler { [unowned self] in received(signalNumber) }
             source.resume()
             sources.append(source)
+        }
+    }
+
+    /// Acts as if `signalNumber` had arrived: a screen's Ctrl-C, passed on over the run's socket.
+    func raise(_ signalNumber: Int32) {
+        queue.async { [self] in received(signalNumber) }
+    }
+
+    private func received(_ signalNumber: Int32) {
+        count += 1
+        if count == 1 {
+            onFirst(signalNumber)
+        } else {
+            beforeExit()
+            ProcessExit.now(ExitStatus.interrupted.rawValue)
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RunService
 import UploadData
 import UploadDomain
 import UploaderCLI
@@ -12,10 +13,14 @@ struct UploaderCommand: AsyncParsableCommand {
         abstract: "A terminal upload manager: files and folders over HTTP or to S3, with live progress.",
         discussion: """
             Exit codes: 0 all done or skipped, 1 some failed or cancelled, 2 usage error, unusable journal or no \
-            libcurl, 3 nothing to upload, 130 interrupted.
+            libcurl, 3 nothing to upload, 4 no such run (attach, stop), 5 run refused (another user's, another \
+            protocol version), 130 interrupted.
             """,
         version: UploaderVersion.current,
-        subcommands: [UploadCommand.self, DeleteCommand.self, HistoryCommand.self, ConfigCommand.self],
+        subcommands: [
+            UploadCommand.self, DeleteCommand.self, HistoryCommand.self, ConfigCommand.self, AttachCommand.self,
+            PsCommand.self, StopCommand.self, ServeRunCommand.self,
+        ],
         defaultSubcommand: UploadCommand.self)
 
     /// Parses by hand so every usage error exits with 2, as documented, not ArgumentParser's 64.
@@ -43,7 +48,20 @@ struct UploaderCommand: AsyncParsableCommand {
             case let upload as UploadCommand where upload.dryRun:
                 status = try await DryRun(plan: try upload.makePlan(journal: journal)).run()
             case let upload as UploadCommand:
-                status = try await UploadRun(plan: try upload.makePlan(journal: journal)).run()
+                var plan = try upload.makePlan(journal: journal)
+                plan.commandLine = Array(CommandLine.arguments.dropFirst())
+                status = try await UploadRun(plan: plan).run()
+            case let serve as ServeRunCommand:
+                status = try await serveRun(serve, journal: journal, environment: environment)
+            case let attach as AttachCommand:
+                journal.skip()
+                status = try await attach.execute(environment: environment)
+            case let ps as PsCommand:
+                journal.skip()
+                status = ps.execute(environment: environment)
+            case let stop as StopCommand:
+                journal.skip()
+                status = try await stop.execute(environment: environment)
             case let delete as DeleteCommand:
                 journal.skip()
                 status = try await delete.execute()
@@ -67,6 +85,25 @@ struct UploaderCommand: AsyncParsableCommand {
             status = error is UsageError ? .usage : .nothingToUpload
         }
         ProcessExit.now(status.rawValue)
+    }
+
+    /// The run process of an interactive run: the typed arguments parsed again, profiles included (issue 18).
+    private static func serveRun(
+        _ serve: ServeRunCommand, journal: JournalOpening, environment: [String: String]
+    ) async throws -> ExitStatus {
+        guard RunDirectory.isValid(serve.id) else { throw UsageError(description: "_serve-run: not a run ID") }
+        let arguments: [String]
+        do {
+            arguments = try ProfileArguments.apply(to: serve.arguments, environment: environment)
+        } catch {
+            throw UsageError(description: "\(error)")
+        }
+        guard let upload = try parseAsRoot(arguments) as? UploadCommand else {
+            throw UsageError(description: "_serve-run: not the arguments of an upload")
+        }
+        var plan = try upload.makePlan(journal: journal)
+        plan.service = serve.id
+        return try await UploadRun(plan: plan).run()
     }
 
     /// Prints what ArgumentParser asked for (help, the version) and exits 0, or names the usage error and exits 2.

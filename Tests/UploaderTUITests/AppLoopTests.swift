@@ -77,6 +77,38 @@ struct AppLoopTests {
         #expect(terminal.screen.text.contains("Upload failed"))
     }
 
+    @Test("d leaves a run of its own process going: the loop ends detached, no command sent; help lists d")
+    func detach() async {
+        let controller = ScriptedController([Fixtures.uploading])
+        let terminal = InMemoryTerminal(size: size)
+        terminal.send([.tick, .key(.character("?")), .tick])
+        var detachable = configuration
+        detachable.canDetach = true
+        let task = Task {
+            await TUIApp.run(
+                controller: controller, terminal: terminal, configuration: detachable, clock: SteppingClock())
+        }
+        for _ in 0..<2000 where !terminal.screen.text.contains("detach: the run goes on") {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(terminal.screen.text.contains("detach: the run goes on without the screen"))
+        terminal.send([.key(.character("?")), .key(.character("d"))])
+        #expect(await task.value == .detached)
+        #expect(controller.commands.isEmpty)
+        #expect(terminal.isClosed)
+    }
+
+    @Test("in a run of one process, d does nothing and help does not offer it")
+    func noDetach() async {
+        let controller = ScriptedController([Fixtures.done])
+        let terminal = InMemoryTerminal(size: size)
+        terminal.send([.tick, .key(.character("d")), .key(.character("?")), .tick, .key(.character("q"))])
+        let outcome = await TUIApp.run(
+            controller: controller, terminal: terminal, configuration: configuration, clock: SteppingClock())
+        #expect(outcome == .finished)
+        #expect(!terminal.screen.text.contains("detach"))
+    }
+
     @Test("a notice found while the batch runs takes the footer's place")
     func notice() async {
         let controller = ScriptedController([Fixtures.uploading])
@@ -91,7 +123,9 @@ struct AppLoopTests {
         sink.yield("3 of 8 files carry a GPS location; --strip-metadata removes it")
         terminal.send(.tick)
         let footer = Layout(size: size).footerRow
-        for _ in 0..<2000 where !terminal.screen.text.contains("GPS location") { try? await Task.sleep(for: .milliseconds(1)) }
+        for _ in 0..<2000 where !terminal.screen.text.contains("GPS location") {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
         let row = terminal.screen.text.split(separator: "\n", omittingEmptySubsequences: false)[footer]
         #expect(row.contains("3 of 8 files carry a GPS location; --strip-metadata removes it"), "\(row)")
         #expect(!row.contains("Enter details"))
@@ -164,7 +198,9 @@ struct AppLoopTests {
         #expect(terminal.isClosed)
     }
 
-    @Test("with exitWhenDone the loop ends when the batch goes idle, with no tick or key to wake it", .timeLimit(.minutes(1)))
+    @Test(
+        "with exitWhenDone the loop ends when the batch goes idle, with no tick or key to wake it",
+        .timeLimit(.minutes(1)))
     func exitWhenIdleWithoutEvents() async {
         let controller = ScriptedController([Fixtures.uploading, Fixtures.done], idleAtOnce: true)
         let terminal = InMemoryTerminal(size: size)

@@ -64,6 +64,7 @@ public struct ProfileKey: Sendable, Hashable {
         .init("include", .list(separator: "\n")), .init("exclude", .list(separator: "\n")),
         .init("max_age", .text), .init("min_age", .text), .init("order_by", .text),
         .init("no_tui", .flag), .init("json", .flag), .init("quiet", .flag, short: "q"), .init("exit_when_done", .flag),
+        .init("detach", .flag),
         .init("log_file", .text), .init("log_level", .text),
         .init("fail_fast", .flag), .init("dry_run", .flag), .init("no_idempotency_key", .flag), .init("verify", .flag),
         .init("grace", .number),

@@ -29,6 +29,11 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         ui = UIState(size: terminal.initialSize)
     }
 
+    /// Lets `d` detach (the run goes on in its own process).
+    mutating func allowDetach(_ allowed: Bool) {
+        ui.canDetach = allowed
+    }
+
     /// What the loop reacts to: the terminal's events, and the batch going idle.
     private enum Input {
         case terminal(TerminalEvent)
@@ -90,6 +95,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             }
             switch update.effect {
             case .quit: return Self.outcome(snapshot)
+            case .detach: return .detached
             case .setClipboard(let text): terminal.setClipboard(text)
             case nil: break
             }

@@ -18,7 +18,9 @@ public enum TUIApp {
     ///   - configuration: header texts and behaviour.
     /// - Returns: whether the batch had finished when the screen closed.
     /// - Throws: `TerminalUnavailable` when there is no usable terminal (`TERM=dumb`, no TTY, `newterm` failed).
-    public static func run(session: UploadSession, configuration: TUIConfiguration) async throws -> TUIOutcome {
+    public static func run(session: some UploadController, configuration: TUIConfiguration) async throws
+        -> TUIOutcome
+    {
         try checkTerminal()
         let noColor = getenv("NO_COLOR").map { String(cString: $0).isEmpty == false } ?? false
         let terminal: CursesTerminal
@@ -57,13 +59,15 @@ public enum TUIApp {
             controller: controller, terminal: terminal, renderer: renderer,
             exitWhenDone: configuration.exitWhenDone, notices: configuration.notices,
             thumbnails: depth == nil ? nil : configuration.thumbnails.map { ThumbnailCache(source: $0) }, clock: clock)
+        loop.allowDetach(configuration.canDetach)
         let outcome = await loop.run()
         await terminal.close()
         return outcome
     }
 
     /// Throws when stdin/stdout are not a terminal or `TERM` cannot draw a screen.
-    static func checkTerminal() throws {
+    /// - Throws: `TerminalUnavailable`.
+    public static func checkTerminal() throws {
         let term = environmentTerm()
         guard let term, !term.isEmpty, term != "dumb" else {
             throw TerminalUnavailable(.dumbTerminal, term: term)

@@ -18,6 +18,8 @@ public struct TUIConfiguration: Sendable {
     public var environment = ProcessInfo.processInfo.environment
     /// One-line notices found while the batch runs ("3 of 24 files carry a GPS location…"), shown in the footer.
     public var notices: AsyncStream<String>?
+    /// The batch runs in a process of its own: `d` leaves the screen and the run goes on.
+    public var canDetach = false
 
     /// Creates a configuration.
     public init(
@@ -40,4 +42,6 @@ public enum TUIOutcome: Sendable, Equatable {
     case finished
     /// The user quit (or the task was cancelled) with work still pending.
     case quitEarly
+    /// The user pressed `d`: the screen leaves, the run goes on.
+    case detached
 }

@@ -4,6 +4,8 @@ import UploadDomain
 public enum Effect: Sendable, Equatable {
     /// Leave the screen.
     case quit
+    /// Leave the screen and the run going (`d`).
+    case detach
     /// Put this text on the system clipboard (OSC 52).
     case setClipboard(String)
 }
@@ -163,6 +165,8 @@ public enum KeyMap {
             return Update(state: refilter(next, from: state, snapshot))
         case .character("y"), .character("Y"):
             if case .character(let character) = key { return copy(character, selected, state: state) }
+        case .character("d") where state.canDetach:
+            return Update(state: state, effect: .detach)
         case .character("?"):
             state.pane = state.pane == .help ? .list : .help
         case .character("q") where snapshot.stopping != nil && !snapshot.isIdle:

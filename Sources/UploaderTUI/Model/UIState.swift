@@ -40,6 +40,8 @@ public struct UIState: Sendable, Equatable {
     public var search = ""
     /// True while the search prompt on the bottom line takes the keys.
     public var isSearching = false
+    /// The run lives in a process of its own, so `d` can leave it running (issue 18).
+    public var canDetach = false
     /// The batch's goodput over the last minute, for the sparkline.
     public var rates = RateHistory()
     /// The selected file's preview, when the screen draws previews; the loop sets it before each frame.

@@ -117,9 +117,9 @@ extension ScreenRenderer {
         limit.map { Formatting.rate(Double($0)) } ?? "none"
     }
 
-    func renderHelp(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout) {
+    func renderHelp(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout, canDetach: Bool = false) {
         let arrows = glyphs.asciiOnly ? "Up Down PgUp PgDn" : "↑ ↓ PgUp PgDn"
-        let entries: [(String, String)] = [
+        var entries: [(String, String)] = [
             (arrows, "select a file (Home/End: first/last)"),
             ("Enter", "details of the selected file"),
             ("Esc", "close a pane"),
@@ -138,6 +138,7 @@ extension ScreenRenderer {
             ("?", "show or hide this help"),
             ("q", "quit (asks y/n while uploads run)"),
         ]
+        if canDetach { entries.insert(("d", "detach: the run goes on without the screen"), at: entries.count - 1) }
         let cols = frame.size.cols
         let keyWidth = 18
         let width = min(cols - 2, 2 + keyWidth + 44 + 2)

@@ -64,7 +64,7 @@ public struct ScreenRenderer: Sendable {
             if let file = state.selectedFile(in: snapshot.files, visible: visible) {
                 renderDetail(&frame, file, preview: state.preview, layout: layout)
             }
-        case .help: renderHelp(&frame, snapshot, layout: layout)
+        case .help: renderHelp(&frame, snapshot, layout: layout, canDetach: state.canDetach)
         }
         if let prompt = state.prompt { renderPrompt(&frame, prompt, snapshot) }
         return frame

@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import RunService
+import UploadDomain
+import UploaderCLI
+import UploaderTUI
+
+/// `uploader-tui attach [RUN]`: the live screen of a run that goes on in its own process.
+struct AttachCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attach",
+        abstract: "Show the screen of a running (or just ended) run; the newest when none is named.",
+        discussion: """
+            Exit codes: the run's own when it ends while attached, 0 after d, 2 usage, 4 no such run (unknown, \
+            ended, or killed: its stale socket is removed), 5 refused (another user's run, another protocol \
+            version).
+            """)
+
+    @Argument(help: ArgumentHelp("The run's ID, as `ps` lists it.", valueName: "run"))
+    var run: String?
+
+    func execute(environment: [String: String]) async throws -> ExitStatus {
+        let directory = RunDirectory(environment: environment)
+        let id: String
+        do {
+            try directory.check()
+            id = try run.map(RunLookup.checked) ?? RunLookup.newest(in: directory)
+        } catch let error as RunServiceError {
+            return AttachedScreen.fail(error)
+        }
+        // What cannot be attached is said first, so scripts get it without a terminal too.
+        let record = RunRecord.read(id, in: directory)
+        guard record != nil || FileManager.default.fileExists(atPath: directory.socketPath(id)) else {
+            return AttachedScreen.fail(RunServiceError(.noSuchRun, id: id))
+        }
+        if let record, record.hasEnded, record.seen || record.last == nil {
+            return AttachedScreen.fail(RunServiceError(.ended, id: id, detail: RunLookup.ending(record)))
+        }
+        if let problem = RunLookup.gone(id, in: directory) { return AttachedScreen.fail(problem) }
+        do {
+            try TUIApp.checkTerminal()
+        } catch {
+            throw UsageError(description: "attach needs a terminal: \(error)")
+        }
+        if var record, record.hasEnded {
+            guard !record.seen, let last = record.last,
+                let snapshot = last.applied(to: [], curl: { _ in LazyText { "" } })
+            else {
+                return AttachedScreen.fail(RunServiceError(.ended, id: id, detail: RunLookup.ending(record)))
+            }
+            record.seen = true
+            try? record.write(in: directory)
+            return await EndedScreen(record: record, snapshot: snapshot).run()
+        }
+        return await AttachedScreen(id: id, directory: directory).run()
+    }
+}
+
+/// Finding runs by ID.
+enum RunLookup {
+    /// `id` when it is a run ID.
+    /// - Throws: `UsageError` for anything else, so no path is ever built from it.
+    static func checked(_ id: String) throws -> String {
+        guard RunDirectory.isValid(id) else {
+            throw UsageError(
+                description: "'\(Sanitizer.displayName(id))' is not a run ID (hex digits, as `uploader-tui ps` lists)")
+        }
+        return id
+    }
+
+    /// The newest run still running, or ended and not yet seen.
+    /// - Throws: `RunServiceError.noSuchRun` when there is none.
+    static func newest(in directory: RunDirectory) throws(RunServiceError) -> String {
+        let candidates = directory.ids().compactMap { RunRecord.read($0, in: directory) }
+            .filter { !$0.hasEnded || !$0.seen }
+        guard let newest = candidates.max(by: { $0.info.started < $1.info.started }) else {
+            throw RunServiceError(.noSuchRun)
+        }
+        return newest.info.id
+    }
+
+    /// The run's process is dead though its record says it runs (killed with -9): its files are removed.
+    static func gone(_ id: String, in directory: RunDirectory) -> RunServiceError? {
+        guard let record = RunRecord.read(id, in: directory), !record.hasEnded else { return nil }
+        guard kill(record.info.pid, 0) != 0, errno == ESRCH else { return nil }
+        directory.remove(id)
+        return RunServiceError(.stale, id: id, detail: "pid \(record.info.pid)")
+    }
+
+    /// "done at 12:03, exit 0".
+    static func ending(_ record: RunRecord) -> String {
+        let time = record.endedAt.map { Date(timeIntervalSince1970: $0) }.map {
+            $0.formatted(date: .omitted, time: .shortened)
+        }
+        return "\(record.info.state)\(time.map { " at \($0)" } ?? ""), exit \(record.exitCode ?? 0)"
+    }
+}
+
+/// The last screen of a run that ended while nobody watched: shown once, with its toast.
+struct EndedScreen {
+    let record: RunRecord
+    let snapshot: UploadSnapshot
+
+    func run() async -> ExitStatus {
+        FileHandle.standardOutput.write(Data("\u{7}".utf8))
+        let configuration = TUIConfiguration(source: record.info.source, destination: record.info.destination)
+        do {
+            _ = try await TUIApp.run(session: FixedController(final: snapshot), configuration: configuration)
+        } catch {
+            FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
+        }
+        let status = ExitStatus(rawValue: record.exitCode ?? 1) ?? .someFailed
+        await HeadlessReporter(json: false).summary(snapshot, exitCode: status.rawValue)
+        return status
+    }
+}
+
+/// A batch that no longer changes: keys that would command it do nothing.
+struct FixedController: UploadController {
+    let final: UploadSnapshot
+    func snapshot() async -> UploadSnapshot { final }
+    func handle(_ command: UploadDomain.UploadCommand) async {}
+    func waitUntilIdle() async {}
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import RunService
+import UploadDomain
+import UploaderCLI
+
+/// `uploader-tui ps`: the runs going on in their own processes, and those that ended lately.
+struct PsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ps",
+        abstract:
+            "List running and recently ended runs: id, files done/total, bytes, rate, state, source, destination.",
+        discussion: "Exit codes: 0, or 2 when the run folder cannot be used.")
+
+    @Flag(help: "One JSON array of runs on stdout, for scripts.")
+    var json = false
+
+    /// Ended runs the person has seen are listed this long, then forgotten.
+    static let keepEnded: Double = 24 * 3600
+
+    func execute(environment: [String: String]) -> ExitStatus {
+        let directory = RunDirectory(environment: environment)
+        do {
+            try directory.check()
+        } catch let error where error.code == .noSuchRun {
+            // No folder: no run has started yet.
+        } catch {
+            return AttachedScreen.fail(error)
+        }
+        let runs = directory.ids().compactMap { status(of: $0, in: directory) }
+            .sorted { $0.started > $1.started }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let data = (try? encoder.encode(runs.map(PsEntry.init))) ?? Data("[]".utf8)
+            print(String(decoding: data, as: UTF8.self))
+            return .success
+        }
+        guard !runs.isEmpty else {
+            print("no runs")
+            return .success
+        }
+        print(
+            pad("ID", 6) + pad("STATE", 12) + pad("FILES", 12) + pad("BYTES", 24) + pad("RATE", 13)
+                + "SOURCE → DESTINATION")
+        for run in runs {
+            let files = "\(run.done + run.skipped)/\(run.files)"
+            let bytes = "\(Format.bytes(run.bytesSent)) of \(Format.bytes(run.bytesTotal))"
+            let rate = run.state == "running" ? Format.rate(run.bytesPerSecond) : "-"
+            print(
+                pad(run.id, 6) + pad(run.state, 12) + pad(files, 12) + pad(bytes, 24) + pad(rate, 13)
+                    + Sanitizer.displayName(run.source) + " → " + Sanitizer.displayName(run.destination))
+        }
+        return .success
+    }
+
+    /// The run as it stands: asked of its process while it runs, else read from its record. Dead runs are listed
+    /// `gone` once and their files removed; ended runs seen long ago are forgotten.
+    private func status(of id: String, in directory: RunDirectory) -> RunInfo? {
+        guard let record = RunRecord.read(id, in: directory) else { return nil }
+        if record.hasEnded {
+            if record.seen, let ended = record.endedAt, Date().timeIntervalSince1970 - ended > Self.keepEnded {
+                directory.remove(id)
+                return nil
+            }
+            return record.info
+        }
+        do {
+            return try RunClient.connect(id: id, in: directory, role: .status).info
+        } catch  where error.code == .stale || error.code == .noSuchRun {
+            if RunLookup.gone(id, in: directory) != nil || error.code == .stale {
+                directory.remove(id)
+                var info = record.info
+                info.state = "gone"
+                info.bytesPerSecond = 0
+                return info
+            }
+            return record.info
+        } catch {
+            var info = record.info
+            info.state = "unreachable"
+            return info
+        }
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+/// One run in `ps --json`.
+struct PsEntry: Encodable {
+    var id: String
+    var state: String
+    var pid: Int32
+    var source: String
+    var destination: String
+    var started: String
+    var files: Int
+    var done: Int
+    var failed: Int
+    var cancelled: Int
+    var skipped: Int
+    var bytesSent: Int64
+    var bytesTotal: Int64
+    var bytesPerSecond: Double
+
+    init(_ info: RunInfo) {
+        id = info.id
+        state = info.state
+        pid = info.pid
+        source = info.source
+        destination = info.destination
+        started = Date(timeIntervalSince1970: info.started).ISO8601Format()
+        files = info.files
+        done = info.done
+        failed = info.failed
+        cancelled = info.cancelled
+        skipped = info.skipped
+        bytesSent = info.bytesSent
+        bytesTotal = info.bytesTotal
+        bytesPerSecond = info.bytesPerSecond
+    }
+}

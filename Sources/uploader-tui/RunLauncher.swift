@@ -1,0 +1,142 @@
+import CRunService
+import Foundation
+import RunService
+import UploaderCLI
+
+/// Starts the run process of an interactive run (issue 18) and makes this process its first screen.
+///
+/// The run process is this executable again (`/proc/self/exe`, spawned: no `fork` in a threaded process) with the
+/// hidden `_serve-run ID` command and the arguments as typed, in a session of its own so the terminal's hang-up
+/// never reaches it; its standard error goes to the run's log beside its socket. A token given with `--token`
+/// travels in its environment, never on its command line.
+struct RunLauncher {
+    let plan: UploadPlan
+    let directory: RunDirectory
+
+    /// The descriptor on which the run process says it listens (a pipe the launcher reads).
+    static let readyDescriptor: Int32 = 3
+
+    /// Starts the run; with `--detach` prints how to attach and returns, else shows its screen until it ends or is
+    /// left.
+    /// - Throws: `UsageError` when the process cannot start.
+    func start() async throws -> ExitStatus {
+        let id = directory.newID()
+        let (pid, ready) = try spawn(id: id, directory: directory)
+        // One byte once the socket listens; the end of the pipe without it means the run process exited first.
+        var byte: UInt8 = 0
+        var n: Int
+        repeat { n = read(ready, &byte, 1) } while n < 0 && errno == EINTR
+        close(ready)
+        guard n == 1 else {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let said = (try? String(contentsOfFile: directory.logPath(id), encoding: .utf8)) ?? ""
+            FileHandle.standardError.write(Data(said.utf8))
+            directory.remove(id)
+            let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            return ExitStatus(rawValue: code) ?? .usage
+        }
+        if plan.detach {
+            print("detached; uploader-tui attach \(id)")
+            return .success
+        }
+        return await AttachedScreen(id: id, directory: directory).run()
+    }
+
+    /// This user's run folder, made if missing; an error when it cannot be used (then the run stays in one process).
+    static func directory() -> Result<RunDirectory, RunServiceError> {
+        let directory = RunDirectory(environment: ProcessInfo.processInfo.environment)
+        return Result { () throws(RunServiceError) in
+            try directory.prepare()
+            return directory
+        }
+    }
+
+    /// Tells the launcher, in the run process, that the socket listens.
+    static func signalReady() {
+        var info = stat()
+        guard fstat(readyDescriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFIFO else { return }
+        var byte: UInt8 = 1
+        _ = write(readyDescriptor, &byte, 1)
+        close(readyDescriptor)
+    }
+
+    /// The arguments for the run process: `--token` and its value left out (the environment carries it).
+    static func runArguments(_ typed: [String]) -> (arguments: [String], token: String?) {
+        var arguments: [String] = []
+        var token: String?
+        var index = 0
+        while index < typed.count {
+            let argument = typed[index]
+            if argument == "--" {
+                arguments += typed[index...]
+                break
+            }
+            if argument == "--token", index + 1 < typed.count {
+                token = typed[index + 1]
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("--token=") {
+                token = String(argument.dropFirst("--token=".count))
+            } else {
+                arguments.append(argument)
+            }
+            index += 1
+        }
+        return (arguments, token)
+    }
+
+    private func spawn(id: String, directory: RunDirectory) throws -> (pid_t, Int32) {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            throw UsageError(description: "cannot start the run process: \(String(cString: strerror(errno)))")
+        }
+        // Neither end may leak into another child; the run process gets the write end as descriptor 3 (dup2 clears
+        // the flag there).
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let (arguments, token) = Self.runArguments(plan.commandLine)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(
+            &actions, 2, directory.logPath(id), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], Self.readyDescriptor)
+        // Nothing else: holding the terminal (or a test server's sockets) would tie the run to them.
+        _ = crs_spawn_closefrom(&actions, Self.readyDescriptor + 1)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Dispatch blocks most signals on its threads, and this process ignores some: the run starts clean.
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | crs_spawn_setsid_flag())
+
+        var environment = ProcessInfo.processInfo.environment
+        if let token { environment["UPLOADER_TOKEN"] = token }
+        let argv =
+            ([CommandLine.arguments.first ?? "uploader-tui", "_serve-run", id] + arguments).map { strdup($0) }
+            + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv, envp)
+        close(fds[1])
+        guard spawned == 0 else {
+            close(fds[0])
+            throw UsageError(description: "cannot start the run process: \(String(cString: strerror(spawned)))")
+        }
+        return (pid, fds[0])
+    }
+}

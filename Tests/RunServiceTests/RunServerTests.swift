@@ -1,0 +1,226 @@
+import Foundation
+import RunService
+import Synchronization
+import Testing
+import UploadDomain
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A batch held in memory, standing in for the session (the socket, the threads and the protocol are real).
+final class FakeRun: Sendable {
+    let current: Mutex<UploadSnapshot>
+    let commands = Mutex<[UploadCommand]>([])
+    let interrupts = Atomic<Int>(0)
+
+    init(files: Int) {
+        let rows = (0..<files).map { index in
+            FileSnapshot(
+                id: index, name: "f\(index).jpg", path: "/p/f\(index).jpg", destination: "http://h/f",
+                curlCommand: LazyText { "curl \(index)" }, size: 100, sent: 0, phase: .queued, attempt: 0)
+        }
+        let progress = BatchProgress(
+            counts: PhaseCounts(rows.map(\.phase)), bytesSent: 0, bytesTotal: Int64(files * 100), bytesPerSecond: 0,
+            eta: nil)
+        current = Mutex(
+            UploadSnapshot(
+                files: rows, progress: progress, toast: .willStart, concurrency: 2, isIdle: false, elapsed: .zero))
+    }
+
+    var host: RunHost {
+        RunHost(
+            snapshot: { self.current.withLock { $0 } },
+            handle: { command in self.commands.withLock { $0.append(command) } },
+            interrupt: { self.interrupts.add(1, ordering: .relaxed) })
+    }
+}
+
+@Suite("The run socket: real Unix sockets between a run and its screens", .serialized)
+struct RunServerTests {
+    func folder() throws -> RunDirectory {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("runs-\(UUID().uuidString.prefix(8))")
+            .path
+        let directory = RunDirectory(path: path)
+        try directory.prepare()
+        return directory
+    }
+
+    func info(_ id: String) -> RunInfo {
+        RunInfo(id: id, pid: getpid(), source: "/src", destination: "http://h/", started: 1)
+    }
+
+    @Test("the folder and the socket are closed to others; a screen gets the hello, the rows and their changes")
+    func attachAndFollow() async throws {
+        let directory = try folder()
+        let run = FakeRun(files: 3)
+        let server = try RunServer(directory: directory, info: info("00aa"), host: run.host)
+        server.start()
+        var folderInfo = stat()
+        #expect(stat(directory.path, &folderInfo) == 0 && folderInfo.st_mode & 0o777 == 0o700)
+        var socketInfo = stat()
+        #expect(stat(directory.socketPath("00aa"), &socketInfo) == 0 && socketInfo.st_mode & 0o777 == 0o600)
+
+        let client = try await RunClient.connect(id: "00aa", in: directory, role: .screen)
+        #expect(client.info.id == "00aa" && client.info.files == 3)
+        await client.waitForSnapshot()
+        #expect(client.latest?.files.map(\.name) == ["f0.jpg", "f1.jpg", "f2.jpg"])
+        try await waitUntil("a screen counted") { server.screens == 1 }
+
+        run.current.withLock { snapshot in
+            snapshot.files[1].phase = .uploading
+            snapshot.files[1].sent = 40
+        }
+        try await waitUntil("the change arrives") { client.latest?.files[1].sent == 40 }
+        #expect(client.latest?.files[1].phase == .uploading)
+        #expect(client.latest?.files[1].curlCommand == "curl 1", "the curl command is fetched when read")
+
+        client.send(.retry(fileID: 2))
+        client.send(.setConcurrency(5))
+        client.interrupt()
+        try await waitUntil("the commands, in order") { run.commands.withLock { $0.count } == 2 }
+        #expect(run.commands.withLock { $0 } == [.retry(fileID: 2), .setConcurrency(5)])
+        try await waitUntil("the interrupt") { run.interrupts.load(ordering: .relaxed) == 1 }
+
+        run.current.withLock { $0.isIdle = true }
+        server.end(run.current.withLock { $0 }, exitCode: 1)
+        #expect(await client.waitForEnd() == .ended(1))
+        #expect(client.latest?.isIdle == true)
+        #expect(!FileManager.default.fileExists(atPath: directory.socketPath("00aa")))
+    }
+
+    @Test("a client of another protocol version is refused with one line")
+    func versionMismatch() async throws {
+        let directory = try folder()
+        let server = try RunServer(directory: directory, info: info("00bb"), host: FakeRun(files: 1).host)
+        server.start()
+        let reply = try await rawExchange(
+            directory.socketPath("00bb"), #"{"type":"hello","version":99,"role":"screen"}"#)
+        let lines = reply.split(separator: "\n").map { try? RunLine.decode(Data($0.utf8)) }
+        #expect(lines.first??.type == .hello)
+        #expect(lines.last??.type == .refused, "\(reply)")
+        #expect(lines.last??.text == "protocol version 99; this run speaks \(RunProtocol.version)")
+        #expect(server.screens == 0)
+        server.end(await FakeRun(files: 1).host.snapshot(), exitCode: 0)
+    }
+
+    @Test("a run of another protocol version is one clear line on the client's side")
+    func clientVersionMismatch() async throws {
+        let directory = try folder()
+        let path = directory.socketPath("00ee")
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.bind(sys.argv[1])
+            s.listen(1)
+            print("ready", flush=True)
+            c, _ = s.accept()
+            c.sendall(b'{"type":"hello","version":2,"run":{"id":7,"shape":"new"}}\\n')
+            c.recv(65536)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        defer { process.terminate() }
+        // Its "ready" comes after listen(): connecting between bind and listen would find the socket stale.
+        let ready = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: pipe.fileHandleForReading.availableData)
+            }
+        }
+        #expect(String(decoding: ready, as: UTF8.self).hasPrefix("ready"))
+        do {
+            _ = try await RunClient.connect(id: "00ee", in: directory, role: .screen)
+            Issue.record("a run of protocol version 2 was accepted")
+        } catch {
+            #expect(error.code == .versionMismatch)
+            #expect(
+                error.description
+                    == "run 00ee speaks another protocol (protocol version 2; this uploader-tui speaks "
+                    + "\(RunProtocol.version)); use the uploader-tui that started it")
+        }
+    }
+
+    @Test("a socket nobody listens on is found stale and removed; an unknown ID is no such run")
+    func stale() throws {
+        let directory = try folder()
+        let path = directory.socketPath("00cc")
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        close(fd)  // a run killed with -9 leaves its socket file behind
+        #expect(throws: RunServiceError(.stale, id: "00cc")) {
+            try RunClient.connect(id: "00cc", in: directory, role: .screen)
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(throws: RunServiceError(.noSuchRun, id: "00dd")) {
+            try RunClient.connect(id: "00dd", in: directory, role: .screen)
+        }
+    }
+
+    @Test("a folder open to others is not used")
+    func openFolder() throws {
+        let directory = try folder()
+        chmod(directory.path, 0o755)
+        #expect(throws: RunServiceError.self) { try directory.prepare() }
+        do {
+            try directory.prepare()
+        } catch {
+            #expect(error.code == .folderUnusable)
+            #expect(error.description.contains("open to others (mode 755); chmod 700 it"), "\(error)")
+        }
+    }
+
+    /// Sends `line` on a fresh connection and reads until the run closes it.
+    func rawExchange(_ path: String, _ line: String) async throws -> String {
+        let script = """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(sys.argv[1])
+            s.sendall((sys.argv[2] + "\\n").encode())
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            sys.stdout.write(data.decode())
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path, line]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        // Read on a thread of its own: the run's tasks need the pool's few threads meanwhile.
+        let data = await withCheckedContinuation { continuation in
+            Thread {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: data)
+            }.start()
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Checks `condition` until it holds; throws after `timeout`.
+func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            throw RunServiceError(.connectFailed, detail: "timed out waiting for \(what)")
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
