@@ -217,7 +217,8 @@ public final class RunClient: Sendable {
         var line = RunLine(.curl)
         line.file = index
         connection.send(line)
-        let deadline = ContinuousClock.now + .seconds(2)
+        // Sub-millisecond on a local socket; the bound is for a run process that stopped answering.
+        let deadline = ContinuousClock.now + .seconds(5)
         while ContinuousClock.now < deadline {
             let answer = state.withLock { state -> String?? in
                 if let text = state.curlAnswers.removeValue(forKey: index) { return .some(text) }
