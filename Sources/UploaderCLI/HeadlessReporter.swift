@@ -47,6 +47,8 @@ public actor HeadlessReporter {
     private var lastFileProgress: [Int: (time: Duration, sent: Int64)] = [:]
     /// The width last reported in NDJSON, so a `concurrency` event marks each change.
     private var lastWidth: (width: Int, auto: Bool)?
+    /// Set by `summary`: the summary is the last line, so a late tick writes nothing after it.
+    private var summarized = false
     private var finished = 0
 
     /// Creates a reporter; `json` adds NDJSON on stdout, `quiet` keeps only failures and the summary on stderr.
@@ -129,6 +131,7 @@ public actor HeadlessReporter {
     /// Throttled progress: one human line a second while uploads run, and per-file NDJSON `progress` events; then
     /// writes what is held back, so the ticker bounds how long a line waits.
     public func progress(_ snapshot: UploadSnapshot) {
+        guard !summarized else { return }
         defer { flush() }
         let now = clock.now
         let range = snapshot.progress.etaRange
@@ -171,6 +174,7 @@ public actor HeadlessReporter {
 
     /// The closing summary line (and NDJSON `summary`).
     public func summary(_ snapshot: UploadSnapshot, exitCode: Int32) {
+        summarized = true
         let p = snapshot.progress
         let c = p.counts
         let seconds = Format.seconds(snapshot.elapsed)

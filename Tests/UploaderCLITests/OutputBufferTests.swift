@@ -92,6 +92,10 @@ struct OutputBufferTests {
             exitCode: 0)
         #expect(flushes.load(ordering: .relaxed) == 3)
         #expect(lines.withLock { $0.count } == 4)
+        // A tick that comes late writes nothing after the summary, not even the width's first event.
+        await reporter.progress(uploading(sent: 1, rate: 1))
+        #expect(lines.withLock { $0.count } == 4)
+        #expect(lines.withLock { $0.last?.contains("\"event\":\"summary\"") } == true)
     }
 
     @Test("the first progress line comes a second after uploads start, with the rate measured by then")
