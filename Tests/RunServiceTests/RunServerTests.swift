@@ -214,8 +214,9 @@ struct RunServerTests {
     }
 }
 
-/// Checks `condition` until it holds; throws after `timeout`.
-func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
+/// Checks `condition` until it holds; throws after `timeout`, which is long because in the full suite a hundred
+/// suites share two cores and the run's 33 ms snapshot task can wait seconds for a thread.
+func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         guard ContinuousClock.now < deadline else {
