@@ -13,6 +13,14 @@ struct TmuxDriver {
         environment: [String: String] = ["LANG": "C.UTF-8", "TERM": "xterm-256color"]
     ) async throws -> TmuxDriver {
         let driver = TmuxDriver(socket: "uploader-tui-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        var environment = environment
+        if environment["XDG_RUNTIME_DIR"] == nil {
+            // A screen's run process records itself there: never in the developer's own `uploader-tui ps`.
+            let runtime = FileManager.default.temporaryDirectory.appendingPathComponent(driver.socket).path
+            try FileManager.default.createDirectory(
+                atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            environment["XDG_RUNTIME_DIR"] = runtime
+        }
         var arguments = ["new-session", "-d", "-s", driver.session, "-x", "\(cols)", "-y", "\(rows)"]
         for (key, value) in environment.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(key)=\(value)"] }
         arguments.append(command)
