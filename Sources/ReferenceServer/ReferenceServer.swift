@@ -152,7 +152,7 @@ public actor ReferenceServer {
         var groupConfiguration = ServiceGroupConfiguration(
             services: [app], gracefulShutdownSignals: signals, logger: frameworkLogger)
         // Keep-alive clients could otherwise hold a graceful shutdown open indefinitely.
-        groupConfiguration.maximumGracefulShutdownDuration = .seconds(5)
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.shutdownLimit
         let group = ServiceGroup(configuration: groupConfiguration)
         let task = Task {
             // Whatever happens, unblock the port wait below (e.g. bind failed).

@@ -34,6 +34,8 @@ public struct ReferenceServerConfiguration: Sendable {
     /// whose unsent rest exceeds the socket buffers cannot signal its close; such a stalled request
     /// is ended when the server stops.)
     public var stallRate: Double = 0
+    /// How long a graceful stop waits for requests still running before it ends them.
+    public var shutdownLimit: Duration = .seconds(5)
     /// Probability (0...1) that a stored file gets a wrong byte; the digests the server reports (`sha256`, `ETag`)
     /// are those of the stored bytes, so a client that reads back (`--verify`) catches it.
     public var corruptRate: Double = 0
