@@ -313,7 +313,8 @@ struct ScaleTests {
         // the cost of the work itself.
         let smallCost = (0..<3).map { _ in time(small) }.min()!
         let largeCost = (0..<3).map { _ in time(Self.many) }.min()!
-        // Formatting all 10,000 rows per frame would be hundreds of times slower; allow noise.
-        #expect(largeCost < smallCost * 5 + .milliseconds(50), "small \(smallCost), large \(largeCost)")
+        // Formatting all 10,000 rows per frame would be hundreds of times slower. A light pass over the rows (the
+        // filter's counts) measured up to 8x on a loaded CI machine; the bound leaves room for that and for noise.
+        #expect(largeCost < smallCost * 20 + .milliseconds(100), "small \(smallCost), large \(largeCost)")
     }
 }
