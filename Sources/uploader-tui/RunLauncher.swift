@@ -2,6 +2,7 @@ import CRunService
 import Foundation
 import RunService
 import UploaderCLI
+import UploaderTUI
 
 /// Starts the run process of an interactive run (issue 18) and makes this process its first screen.
 ///
@@ -10,7 +11,10 @@ import UploaderCLI
 /// never reaches it; its standard error goes to the run's log beside its socket. A token given with `--token`
 /// travels in its environment, never on its command line.
 struct RunLauncher {
-    let plan: UploadPlan
+    /// The arguments as typed: the run process parses them again, profiles included, and checks and scans.
+    let arguments: [String]
+    /// `--detach`: no screen; say how to attach and return.
+    let detach: Bool
     let directory: RunDirectory
 
     /// The descriptor on which the run process says it listens (a pipe the launcher reads).
@@ -36,20 +40,32 @@ struct RunLauncher {
             let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
             return ExitStatus(rawValue: code) ?? .usage
         }
-        if plan.detach {
+        if detach {
             print("detached; uploader-tui attach \(id)")
             return .success
         }
         return await AttachedScreen(id: id, directory: directory).run()
     }
 
-    /// This user's run folder, made if missing; an error when it cannot be used (then the run stays in one process).
-    static func directory() -> Result<RunDirectory, RunServiceError> {
-        let directory = RunDirectory(environment: ProcessInfo.processInfo.environment)
-        return Result { () throws(RunServiceError) in
+    /// The launcher of `upload` when it is interactive (or `--detach`) and this user's run folder can be used; nil
+    /// when it runs in this process: headless, or with a screen and a warning when the folder is unusable.
+    /// - Throws: `UsageError` for `--detach` without a usable run folder.
+    static func forInteractive(_ upload: UploadCommand, environment: [String: String]) throws -> RunLauncher? {
+        guard upload.detach || (!upload.isHeadless(environment: environment) && (try? TUIApp.checkTerminal()) != nil)
+        else { return nil }
+        let directory = RunDirectory(environment: environment)
+        do throws(RunServiceError) {
             try directory.prepare()
-            return directory
+        } catch {
+            guard upload.detach else {
+                FileHandle.standardError.write(
+                    Data("uploader-tui: warning: \(error); the run stays in this process\n".utf8))
+                return nil
+            }
+            throw UsageError(description: error.description)
         }
+        return RunLauncher(
+            arguments: Array(CommandLine.arguments.dropFirst()), detach: upload.detach, directory: directory)
     }
 
     /// Tells the launcher, in the run process, that the socket listens.
@@ -95,7 +111,7 @@ struct RunLauncher {
         // Neither end may leak into another child; the run process gets the write end as descriptor 3 (dup2 clears
         // the flag there).
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let (arguments, token) = Self.runArguments(plan.commandLine)
+        let (arguments, token) = Self.runArguments(arguments)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -52,8 +52,6 @@ struct UploadPlan {
     var detach = false
     /// Set in the run process: the ID its socket is named after.
     var service: String?
-    /// The arguments as typed, for the run process (it parses them again, profiles included).
-    var commandLine: [String] = []
 }
 
 /// Where new bearer tokens come from.
@@ -228,8 +226,7 @@ extension UploadCommand {
             journalOpening?.abandon()
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
         }
-        let headless =
-            noTUI || json || quiet || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
+        let headless = isHeadless(environment: environment)
         var log: RunLog?
         if let logFile, !dryRun {
             do {
@@ -252,6 +249,11 @@ extension UploadCommand {
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,
             imageOptions: imageOptions, dryRun: dryRun, violations: violations.map(\.description), detach: detach)
+    }
+
+    /// Plain output instead of a screen: asked for, or stdout is no terminal, or CI says so.
+    func isHeadless(environment: [String: String]) -> Bool {
+        noTUI || json || quiet || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
     }
 
     /// S3 with the upload's sizes, each checked before anything is sent.

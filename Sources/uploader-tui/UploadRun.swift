@@ -28,20 +28,6 @@ struct UploadRun {
             prepared?.release()
             throw UsageError(description: problem)
         }
-        // An interactive run (or --detach) goes to a process of its own, this one becomes its screen (issue 18).
-        if plan.service == nil, plan.detach || (!plan.headless && (try? TUIApp.checkTerminal()) != nil) {
-            switch RunLauncher.directory() {
-            case .success(let directory):
-                prepared?.release()
-                return try await RunLauncher(plan: plan, directory: directory).start()
-            case .failure(let problem) where !plan.detach:
-                FileHandle.standardError.write(
-                    Data("uploader-tui: warning: \(problem); the run stays in this process\n".utf8))
-            case .failure(let problem):
-                prepared?.release()
-                throw UsageError(description: problem.description)
-            }
-        }
         let engine = CurlEngine(options: plan.engineOptions)
         defer { engine.shutdown() }
         let journal = try prepared.map(begin)

@@ -48,9 +48,13 @@ struct UploaderCommand: AsyncParsableCommand {
             case let upload as UploadCommand where upload.dryRun:
                 status = try await DryRun(plan: try upload.makePlan(journal: journal)).run()
             case let upload as UploadCommand:
-                var plan = try upload.makePlan(journal: journal)
-                plan.commandLine = Array(CommandLine.arguments.dropFirst())
-                status = try await UploadRun(plan: plan).run()
+                // An interactive run starts its run process before anything else, which checks and scans (issue 18).
+                if let launcher = try RunLauncher.forInteractive(upload, environment: environment) {
+                    journal.skip()
+                    status = try await launcher.start()
+                } else {
+                    status = try await UploadRun(plan: try upload.makePlan(journal: journal)).run()
+                }
             case let serve as ServeRunCommand:
                 status = try await serveRun(serve, journal: journal, environment: environment)
             case let attach as AttachCommand:

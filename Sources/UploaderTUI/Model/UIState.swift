@@ -71,16 +71,17 @@ extension UIState {
     public var isFiltered: Bool { filter != .all || !search.isEmpty }
 
     /// Indices into `files` of the rows the list shows, in input order.
-    public func visibleRows(_ files: [FileSnapshot]) -> [Int] {
-        guard isFiltered else { return Array(files.indices) }
+    public func visibleRows(_ files: [FileSnapshot]) -> VisibleRows {
+        guard isFiltered else { return .all(files.count) }
         let needle = search.lowercased()
-        return files.indices.filter { index in
-            filter.includes(files[index]) && (needle.isEmpty || files[index].name.lowercased().contains(needle))
-        }
+        return .only(
+            files.indices.filter { index in
+                filter.includes(files[index]) && (needle.isEmpty || files[index].name.lowercased().contains(needle))
+            })
     }
 
     /// The selected file, if the list shows any.
-    public func selectedFile(in files: [FileSnapshot], visible: [Int]) -> FileSnapshot? {
+    public func selectedFile(in files: [FileSnapshot], visible: VisibleRows) -> FileSnapshot? {
         visible.indices.contains(selected) ? files[visible[selected]] : nil
     }
 }

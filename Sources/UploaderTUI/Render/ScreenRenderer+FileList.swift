@@ -34,7 +34,7 @@ extension ScreenRenderer {
     // MARK: - File list
 
     func renderList(
-        _ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, visible: [Int], layout: Layout
+        _ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, visible: VisibleRows, layout: Layout
     ) {
         let cols = ScreenRenderer.showsSidePreview(state) ? frame.size.cols - Self.sidePreviewWidth : frame.size.cols
         let columns = Columns(cols: cols)
@@ -174,7 +174,7 @@ extension ScreenRenderer {
     // MARK: - Footer
 
     func renderFooter(
-        _ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, visible: [Int], layout: Layout
+        _ frame: inout Frame, _ snapshot: UploadSnapshot, _ state: UIState, visible: VisibleRows, layout: Layout
     ) {
         let cols = frame.size.cols
         let y = layout.footerRow
