@@ -21,6 +21,8 @@ public final class RunClient: Sendable {
 
     /// The run as its hello described it.
     public let info: RunInfo
+    /// The batch's goodput in each of the last seconds before this connection, oldest first.
+    public let recentRates: [Double]
     /// Footer notices from the run.
     public let notices: AsyncStream<String>
     private let connection: LineConnection
@@ -88,8 +90,9 @@ public final class RunClient: Sendable {
         return try result.get()
     }
 
-    fileprivate init(info: RunInfo, connection: LineConnection, lines: Handshake) {
+    fileprivate init(info: RunInfo, recentRates: [Double], connection: LineConnection, lines: Handshake) {
         self.info = info
+        self.recentRates = recentRates
         self.connection = connection
         (notices, noticeSink) = AsyncStream.makeStream(of: String.self)
         state = Mutex(State())
@@ -281,7 +284,7 @@ private final class Handshake: @unchecked Sendable {
                 .versionMismatch, id: id,
                 detail: "protocol version \(version); this uploader-tui speaks \(RunProtocol.version)")
         }
-        return RunClient(info: info, connection: connection, lines: self)
+        return RunClient(info: info, recentRates: hello.rates ?? [], connection: connection, lines: self)
     }
 
     /// Hands every later line (and those that came with the hello) to `handler`, and the end to `onClose`.

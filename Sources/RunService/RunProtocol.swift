@@ -36,6 +36,9 @@ public struct RunLine: Codable, Sendable {
     public var role: ClientRole?
     /// hello from the run: what runs.
     public var run: RunInfo?
+    /// hello from the run: the batch's goodput in each of the last seconds (up to 60), oldest first, so a screen
+    /// that attaches draws the last minute's graph at once.
+    public var rates: [Double]?
     /// snapshot: the batch, rows that changed since the last one.
     public var snapshot: WireSnapshot?
     /// notice: a line for the footer; refused: why.
@@ -61,10 +64,11 @@ public struct RunLine: Codable, Sendable {
     }
 
     /// A hello from the run.
-    public static func runHello(_ info: RunInfo) -> RunLine {
+    public static func runHello(_ info: RunInfo, rates: [Double] = []) -> RunLine {
         var line = RunLine(.hello)
         line.version = RunProtocol.version
         line.run = info
+        line.rates = rates
         return line
     }
 

@@ -37,6 +37,7 @@ public final class RunServer: Sendable {
     private let listener: Int32
     private let state: Mutex<State>
     private let commands: AsyncStream<UploadCommand>.Continuation
+    private let started = ContinuousClock.now
 
     private struct Client {
         var connection: LineConnection
@@ -62,6 +63,15 @@ public final class RunServer: Sendable {
         var generation = 0
         /// The broadcaster's wait for its next snapshot; cancelled to send one at once.
         var pause: Task<Void, Never>?
+        /// The last minute's goodput, kept whether or not a screen watches, for the graph of one that attaches.
+        var rates = RateHistory()
+        var ratesRecorded: ContinuousClock.Instant?
+
+        mutating func recordRate(bytesSent: Int64, since start: ContinuousClock.Instant) {
+            let now = ContinuousClock.now
+            rates.record(bytesSent: bytesSent, at: now - start)
+            ratesRecorded = now
+        }
     }
 
     /// Listens on the run's socket in `directory`.
@@ -202,7 +212,7 @@ public final class RunServer: Sendable {
                 state.info = info
                 state.clients[ObjectIdentifier(box)] = Client(connection: connection)
             }
-            connection.send(.runHello(info))
+            connection.send(.runHello(info, rates: state.withLock { $0.rates.samples }))
             connection.start()
         }
     }
@@ -285,12 +295,20 @@ public final class RunServer: Sendable {
             let pause = Task { _ = try? await Task.sleep(for: Self.interval) }
             state.withLock { $0.pause = pause }
             await pause.value
-            let watching = state.withLock { $0.clients.values.contains { $0.role == .screen || $0.role == .control } }
+            let (watching, recorded) = state.withLock { state in
+                (state.clients.values.contains { $0.role == .screen || $0.role == .control }, state.ratesRecorded)
+            }
             guard watching else {
                 state.withLock { $0.lastRows = nil }
+                // Unwatched, the graph's history needs only a reading a second.
+                if recorded.map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
+                    let sent = await host.snapshot().progress.bytesSent
+                    state.withLock { $0.recordRate(bytesSent: sent, since: started) }
+                }
                 continue
             }
             let snapshot = await host.snapshot()
+            state.withLock { $0.recordRate(bytesSent: snapshot.progress.bytesSent, since: started) }
             let (fresh, current, previous, lastFigures) = state.withLock { state in
                 if snapshot.isIdle {
                     state.endSeen = state.screens > 0

@@ -44,6 +44,7 @@ struct AttachedScreen {
             source: info.source, destination: info.destination, exitWhenDone: info.exitWhenDone,
             thumbnails: VipsThumbnails(), notices: client.notices)
         configuration.canDetach = true
+        configuration.recentRates = RateHistory(samples: client.recentRates)
         let controller = RunController(client: client)
         let task = Task(executorPreference: globalConcurrentExecutor) {
             try await TUIApp.run(session: controller, configuration: configuration)

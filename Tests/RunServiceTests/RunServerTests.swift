@@ -89,6 +89,26 @@ struct RunServerTests {
         #expect(!FileManager.default.fileExists(atPath: directory.socketPath("00aa")))
     }
 
+    @Test("a screen that attaches gets the goodput of the seconds before it, kept while nobody watched")
+    func recentRatesBeforeAttach() async throws {
+        let directory = try folder()
+        let run = FakeRun(files: 3)
+        let server = try RunServer(directory: directory, info: info("00ab"), host: run.host)
+        server.start()
+        // The batch moves 1,000 bytes every 50 ms with no screen; a `ps` (status) client sees the hello's history.
+        let deadline = ContinuousClock.now + .seconds(30)
+        var rates: [Double] = []
+        while ContinuousClock.now < deadline {
+            run.current.withLock { $0.progress.bytesSent += 1_000 }
+            try await Task.sleep(for: .milliseconds(50))
+            rates = try await RunClient.connect(id: "00ab", in: directory, role: .status).recentRates
+            if rates.count >= 2 { break }
+        }
+        #expect(rates.count >= 2, "\(rates)")
+        #expect(rates.allSatisfy { $0 > 0 && $0 <= 40_000 }, "\(rates)")
+        server.end(run.current.withLock { $0 }, exitCode: 0)
+    }
+
     @Test("a client of another protocol version is refused with one line")
     func versionMismatch() async throws {
         let directory = try folder()

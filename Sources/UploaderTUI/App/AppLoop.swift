@@ -34,6 +34,11 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         ui.canDetach = allowed
     }
 
+    /// Starts the graph from the seconds before this screen came.
+    mutating func seedRates(_ rates: RateHistory) {
+        ui.rates = rates
+    }
+
     /// What the loop reacts to: the terminal's events, and the batch going idle.
     private enum Input {
         case terminal(TerminalEvent)

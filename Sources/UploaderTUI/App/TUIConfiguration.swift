@@ -1,4 +1,5 @@
 import Foundation
+import UploadDomain
 
 /// How the terminal UI runs.
 public struct TUIConfiguration: Sendable {
@@ -20,6 +21,8 @@ public struct TUIConfiguration: Sendable {
     public var notices: AsyncStream<String>?
     /// The batch runs in a process of its own: `d` leaves the screen and the run goes on.
     public var canDetach = false
+    /// The goodput of the seconds before this screen came (a screen attached to a running batch), for the graph.
+    public var recentRates: RateHistory?
 
     /// Creates a configuration.
     public init(

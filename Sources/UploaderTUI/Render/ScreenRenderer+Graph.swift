@@ -1,3 +1,5 @@
+import UploadDomain
+
 extension ScreenRenderer {
     // MARK: - Throughput graph
 

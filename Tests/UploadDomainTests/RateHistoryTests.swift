@@ -1,6 +1,5 @@
 import Testing
-
-@testable import UploaderTUI
+import UploadDomain
 
 @Suite("RateHistory")
 struct RateHistoryTests {
