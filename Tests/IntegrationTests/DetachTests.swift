@@ -186,10 +186,12 @@ struct DetachTests {
         let server = try await ServerFixture.start()
         let folder = try TestFolder("detach-stop")
         for i in 0..<6 { try folder.write("s\(i).png", size: 300_000, seed: UInt64(60 + i), prefix: Magic.png) }
+        // The file in flight takes 6 s at 50K/s, so the second stop still finds the run stopping when the loaded
+        // machine starts it seconds after the first.
         let started = try await ChildProcess.run(
             ChildProcess.uploaderBinary,
             [
-                folder.path, "--to", server.url("/datasets/stop/images"), "--limit-rate", "200K", "--concurrency", "1",
+                folder.path, "--to", server.url("/datasets/stop/images"), "--limit-rate", "50K", "--concurrency", "1",
                 "--detach", "--journal", folder.path + ".journal",
             ], environment: environment)
         let id = try #require(detachedID(started.standardOutput), "\(started.standardError)")
