@@ -56,6 +56,8 @@ public struct RunDirectory: Sendable {
 
     public func socketPath(_ id: String) -> String { "\(path)/\(id).sock" }
     public func recordPath(_ id: String) -> String { "\(path)/\(id).json" }
+    /// The batch as the run ended, until a screen has shown it.
+    public func lastPath(_ id: String) -> String { "\(path)/\(id).last.json" }
     /// The run process's standard error: what it says when it cannot start.
     public func logPath(_ id: String) -> String { "\(path)/\(id).log" }
 
@@ -86,8 +88,8 @@ public struct RunDirectory: Sendable {
         }
     }
 
-    /// Removes what a run left: socket, record and log.
+    /// Removes what a run left: socket, record, last snapshot and log.
     public func remove(_ id: String) {
-        for path in [socketPath(id), recordPath(id), logPath(id)] { unlink(path) }
+        for path in [socketPath(id), recordPath(id), lastPath(id), logPath(id)] { unlink(path) }
     }
 }

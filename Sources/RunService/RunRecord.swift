@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// What a run leaves beside its socket (`<id>.json`): who it is while it runs, and once it has ended its exit
-/// status and last snapshot, for `attach` to show until the person has seen it.
+/// status. Its last snapshot, for `attach` to show until the person has seen it, is a file of its own
+/// (`<id>.last.json`): with every row it is large, and `ps` reads only records.
 public struct RunRecord: Codable, Sendable {
     public var info: RunInfo
     /// Set when the run ended.
@@ -14,8 +15,6 @@ public struct RunRecord: Codable, Sendable {
     public var endedAt: Double?
     /// A screen showed the end (attached when it came, or attached since).
     public var seen: Bool
-    /// The batch as it ended.
-    public var last: WireSnapshot?
 
     /// A record of a run that has just started.
     public init(info: RunInfo) {
@@ -34,8 +33,26 @@ public struct RunRecord: Codable, Sendable {
 
     /// Writes the record (0600) by renaming a full copy over the old one, so a reader never sees half of it.
     public func write(in directory: RunDirectory) throws {
-        let data = try JSONEncoder().encode(self)
-        let path = directory.recordPath(info.id)
+        try Self.write(try JSONEncoder().encode(self), to: directory.recordPath(info.id))
+    }
+
+    /// The batch as run `id` ended; nil once a screen has shown it (or when it cannot be read).
+    public static func readLast(_ id: String, in directory: RunDirectory) -> WireSnapshot? {
+        guard let data = FileManager.default.contents(atPath: directory.lastPath(id)) else { return nil }
+        return try? JSONDecoder().decode(WireSnapshot.self, from: data)
+    }
+
+    /// Keeps `snapshot` as the batch run `id` ended with, for `attach`.
+    public static func writeLast(_ snapshot: WireSnapshot, id: String, in directory: RunDirectory) throws {
+        try write(try JSONEncoder().encode(snapshot), to: directory.lastPath(id))
+    }
+
+    /// Forgets the last snapshot of run `id`: a screen has shown it.
+    public static func removeLast(_ id: String, in directory: RunDirectory) {
+        unlink(directory.lastPath(id))
+    }
+
+    private static func write(_ data: Data, to path: String) throws {
         let temporary = path + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

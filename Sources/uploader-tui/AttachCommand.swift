@@ -33,7 +33,8 @@ struct AttachCommand: ParsableCommand {
         guard record != nil || FileManager.default.fileExists(atPath: directory.socketPath(id)) else {
             return AttachedScreen.fail(RunServiceError(.noSuchRun, id: id))
         }
-        if let record, record.hasEnded, record.seen || record.last == nil {
+        let last = record.flatMap { $0.hasEnded && !$0.seen ? RunRecord.readLast(id, in: directory) : nil }
+        if let record, record.hasEnded, last == nil {
             return AttachedScreen.fail(RunServiceError(.ended, id: id, detail: RunLookup.ending(record)))
         }
         if let problem = RunLookup.gone(id, in: directory) { return AttachedScreen.fail(problem) }
@@ -43,13 +44,12 @@ struct AttachCommand: ParsableCommand {
             throw UsageError(description: "attach needs a terminal: \(error)")
         }
         if var record, record.hasEnded {
-            guard !record.seen, let last = record.last,
-                let snapshot = last.applied(to: [], curl: { _ in LazyText { "" } })
-            else {
+            guard let snapshot = last?.applied(to: [], curl: { _ in LazyText { "" } }) else {
                 return AttachedScreen.fail(RunServiceError(.ended, id: id, detail: RunLookup.ending(record)))
             }
             record.seen = true
             try? record.write(in: directory)
+            RunRecord.removeLast(id, in: directory)
             return await EndedScreen(record: record, snapshot: snapshot).run()
         }
         return await AttachedScreen(id: id, directory: directory).run()

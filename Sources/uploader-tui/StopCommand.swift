@@ -40,22 +40,23 @@ struct StopCommand: ParsableCommand {
         client.send(.stop)
         await client.waitUntilIdle()
         client.detach()
-        if let snapshot = client.latest, snapshot.isIdle { return stopped(id, snapshot) }
+        if let snapshot = client.latest, snapshot.isIdle {
+            return stopped(id, RunInfo(id: id, pid: 0, source: "", destination: "", started: 0).updated(from: snapshot))
+        }
         if let ended = endedMeanwhile(id, directory) { return stopped(id, ended) }
         return AttachedScreen.fail(RunServiceError(.lost, id: id, detail: "its process ended while stopping"))
     }
 
-    /// The last snapshot of a run that has ended since this command began.
-    private func endedMeanwhile(_ id: String, _ directory: RunDirectory) -> UploadSnapshot? {
+    /// How a run that has ended since this command began ended.
+    private func endedMeanwhile(_ id: String, _ directory: RunDirectory) -> RunInfo? {
         guard let record = RunRecord.read(id, in: directory), record.hasEnded else { return nil }
-        return record.last?.applied(to: [], curl: { _ in LazyText { "" } })
+        return record.info
     }
 
-    private func stopped(_ id: String, _ snapshot: UploadSnapshot) -> ExitStatus {
-        let c = snapshot.progress.counts
+    private func stopped(_ id: String, _ run: RunInfo) -> ExitStatus {
         print(
-            "stopped run \(id): \(c.total) files: \(c.done) done, \(c.failed) failed, \(c.cancelled) cancelled, "
-                + "\(c.skipped) skipped")
+            "stopped run \(id): \(run.files) files: \(run.done) done, \(run.failed) failed, \(run.cancelled) "
+                + "cancelled, \(run.skipped) skipped")
         return .success
     }
 }

@@ -86,7 +86,8 @@ struct ServedRun {
         record.exitCode = status.rawValue
         record.endedAt = Date().timeIntervalSince1970
         record.seen = server.endSeen
-        record.last = WireSnapshot(snapshot)
+        // Before the record says the run ended, so whoever reads that finds the snapshot too.
+        if !record.seen { try? RunRecord.writeLast(WireSnapshot(snapshot), id: info.id, in: server.directory) }
         try? record.write(in: server.directory)
         server.end(snapshot, exitCode: status.rawValue)
         // The run's log holds what the run process said; nothing said, nothing kept.

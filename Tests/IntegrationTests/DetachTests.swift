@@ -143,7 +143,12 @@ struct DetachTests {
         try await waitUntil("the run's end", timeout: .seconds(60), every: .milliseconds(200)) {
             try await run(id)?["state"] as? String == "done"
         }
-        #expect(!FileManager.default.fileExists(atPath: runtime.path + "/uploader-tui/\(id).sock"))
+        let runs = runtime.path + "/uploader-tui/"
+        #expect(!FileManager.default.fileExists(atPath: runs + "\(id).sock"))
+        // The rows wait in a file of their own; `ps` reads only the record.
+        #expect(FileManager.default.fileExists(atPath: runs + "\(id).last.json"))
+        let record = try String(contentsOfFile: runs + "\(id).json", encoding: .utf8)
+        #expect(!record.contains("p0.png"), "\(record)")
 
         // Not seen yet: attach shows how it ended.
         let exitFile = folder.path + ".exit"
@@ -163,7 +168,8 @@ struct DetachTests {
             try String(contentsOfFile: exitFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == "0"
         )
 
-        // Seen: now it is one line and exit 4, for attach and for stop.
+        // Seen: now it is one line and exit 4, for attach and for stop, and the rows are gone.
+        #expect(!FileManager.default.fileExists(atPath: runs + "\(id).last.json"))
         let again = try await ChildProcess.run(ChildProcess.uploaderBinary, ["attach", id], environment: environment)
         #expect(again.status == 4)
         #expect(again.standardError.hasPrefix("uploader-tui: run \(id) has ended (done at "), "\(again.standardError)")
@@ -314,6 +320,7 @@ struct DetachTests {
         chmod(runs, 0o755)
         chmod(runs + "/\(id).sock", 0o666)
         let binary = try copyForNobody()
+        defer { unlink(binary) }
         let nobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
         let attach = try await ChildProcess.run(
             "/usr/bin/setpriv", nobody + [binary, "attach", id], environment: environment)
