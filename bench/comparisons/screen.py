@@ -109,4 +109,5 @@ SETUP = [
     "  `LANG=C.UTF-8`); time from launching the session to its exit file (polled every 10 ms). Each run goes through",
     "  `bench/harness/reaper.py`, a child subreaper: it writes the exit file when uploader-tui exits and takes the CPU",
     "  time and peak RSS of every process, so the screen's run process (in a session of its own) is counted too.",
+    "  The RSS sum counts the pages both processes map from the same binary and libraries (most of each peak) twice.",
 ]
