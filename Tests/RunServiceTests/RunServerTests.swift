@@ -73,7 +73,12 @@ struct RunServerTests {
         }
         try await waitUntil("the change arrives") { client.latest?.files[1].sent == 40 }
         #expect(client.latest?.files[1].phase == .uploading)
-        #expect(client.latest?.files[1].curlCommand == "curl 1", "the curl command is fetched when read")
+        // Read on a thread of its own, as a screen's frame is: the read waits for the run's answer, which in this
+        // one-process test needs one of the few pool threads the busy suite leaves.
+        let curl = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: client.latest?.files[1].curlCommand) }
+        }
+        #expect(curl == "curl 1", "the curl command is fetched when read")
 
         client.send(.retry(fileID: 2))
         client.send(.setConcurrency(5))
@@ -104,8 +109,10 @@ struct RunServerTests {
             rates = try await RunClient.connect(id: "00ab", in: directory, role: .status).recentRates
             if rates.count >= 2 { break }
         }
-        #expect(rates.count >= 2, "\(rates)")
-        #expect(rates.allSatisfy { $0 > 0 && $0 <= 40_000 }, "\(rates)")
+        // A loaded machine may hold a reading back past a second: that second shows 0, the next one both.
+        let sent = run.current.withLock { $0.progress.bytesSent }
+        #expect(rates.count >= 2 && rates.contains { $0 > 0 }, "\(rates)")
+        #expect(rates.reduce(0, +) <= Double(sent), "\(rates) add up to more than the \(sent) bytes sent")
         server.end(run.current.withLock { $0 }, exitCode: 0)
     }
 
