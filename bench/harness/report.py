@@ -3,6 +3,7 @@ import datetime
 import os
 import platform
 import subprocess
+import sys
 from pathlib import Path
 
 from .common import KIB, REPO
@@ -96,7 +97,7 @@ def versions() -> dict[str, str]:
         "curl": first_line(["curl", "--version"]),
         "rclone": first_line(["rclone", "version"]),
         "aws": first_line(["aws", "--version"]),
-        "moto": first_line(["moto_server", "--version"]),
+        "moto": first_line([sys.executable, "-c", "import moto; print(moto.__version__)"]),
         "nginx": first_line(["nginx", "-v"]),
         "hyperfine": first_line(["hyperfine", "--version"]),
         "tmux": first_line(["tmux", "-V"]),
