@@ -1,5 +1,3 @@
-import UploadDomain
-
 /// The batch's goodput over the last minute, one sample per second, for the sparkline under the overall bar.
 ///
 /// Goodput is the growth of `BatchProgress.bytesSent`: bytes of finished files plus bytes handed to the network
