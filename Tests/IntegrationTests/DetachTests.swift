@@ -192,22 +192,21 @@ struct DetachTests {
         let server = try await ServerFixture.start()
         let folder = try TestFolder("detach-stop")
         for i in 0..<6 { try folder.write("s\(i).png", size: 300_000, seed: UInt64(60 + i), prefix: Magic.png) }
-        // The file in flight takes 6 s at 50K/s, so the second stop still finds the run stopping when the loaded
-        // machine starts it seconds after the first.
         let started = try await ChildProcess.run(
             ChildProcess.uploaderBinary,
             [
-                folder.path, "--to", server.url("/datasets/stop/images"), "--limit-rate", "50K", "--concurrency", "1",
+                folder.path, "--to", server.url("/datasets/stop/images"), "--limit-rate", "200K", "--concurrency", "1",
                 "--detach", "--journal", folder.path + ".journal",
             ], environment: environment)
         let id = try #require(detachedID(started.standardOutput), "\(started.standardError)")
         try await waitUntil("bytes at the server", timeout: .seconds(20)) {
             await server.server.statistics.bytesReceived > 0
         }
-        let env = environment
-        async let first = ChildProcess.run(ChildProcess.uploaderBinary, ["stop", id], environment: env)
-        async let second = ChildProcess.run(ChildProcess.uploaderBinary, ["stop", id], environment: env)
-        let (a, b) = try await (first, second)
+        // Both started here, one after the other: child tasks of `async let` wait for a pool thread, and in the busy
+        // suite the second began only after the first stop had ended the run.
+        let first = try ChildProcess.start(ChildProcess.uploaderBinary, ["stop", id], environment: environment)
+        let second = try ChildProcess.start(ChildProcess.uploaderBinary, ["stop", id], environment: environment)
+        let (a, b) = (await first.wait(), await second.wait())
         for outcome in [a, b] {
             #expect(outcome.status == 0, "\(outcome.standardError)")
             #expect(outcome.standardOutput.hasPrefix("stopped run \(id): 6 files: "), "\(outcome.standardOutput)")
