@@ -53,12 +53,15 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// Creates and configures the easy handle.
+    /// Configures an easy handle: `handle`, one a finished transfer left reset (`releaseForReuse`), else a new one.
     /// - Throws: `UploadError` when a file cannot be opened or libcurl refuses an option.
-    func prepare() throws(UploadError) {
+    func prepare(reusing handle: UnsafeMutableRawPointer? = nil) throws(UploadError) {
+        easy = handle  // owned from here: `release` frees it should preparing fail
         try openFiles()
         stallWatch.restart(at: StallWatch.now())
-        guard let easy = ccurl_easy_init() else { throw UploadError(.requestFailed, cause: "curl_easy_init failed") }
+        guard let easy = easy ?? ccurl_easy_init() else {
+            throw UploadError(.requestFailed, cause: "curl_easy_init failed")
+        }
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_URL, request.url)
@@ -272,6 +275,17 @@ final class CurlTransfer: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// Frees libcurl resources but the easy handle, which it resets (every option back to its default, buffers
+    /// kept) and returns for the next transfer of the same loop; the engine calls it after removing the handle from
+    /// the multi handle.
+    func releaseForReuse() -> UnsafeMutableRawPointer? {
+        guard let easy else { return nil }
+        ccurl_easy_reset(easy)
+        self.easy = nil
+        release()
+        return easy
     }
 
     /// Frees libcurl resources; the engine calls it after removing the handle from the multi handle.
