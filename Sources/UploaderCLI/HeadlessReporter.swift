@@ -92,6 +92,14 @@ public actor HeadlessReporter {
             finished += 1
         }
         guard !quiet || event.kind == .failed else { return }
+        switch event.kind {
+        case .queued, .preparing, .started, .modeling, .verifying:
+            // No line: three events of four a file, so the name is not sanitised for nothing.
+            if clock.now - lastFlush >= Self.flushInterval { flush() }
+            return
+        case .done, .failed, .cancelled, .skipped, .retrying, .prepared:
+            break
+        }
         let file = event.file
         let name = Sanitizer.displayName(file.name)
         switch event.kind {
