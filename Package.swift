@@ -100,7 +100,10 @@ let package = Package(
         .testTarget(name: "UploadDomainTests", dependencies: ["UploadDomain"]),
         .testTarget(
             name: "UploadDataTests",
-            dependencies: ["UploadData", "UploadDomain", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "UploadData", "UploadDomain", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(name: "UploaderCLITests", dependencies: ["UploaderCLI"]),
         .testTarget(name: "RunServiceTests", dependencies: ["RunService", "UploadDomain"]),
         .testTarget(name: "UploaderTUITests", dependencies: ["UploaderTUI", "UploadDomain"], exclude: ["Snapshots"]),

@@ -9,7 +9,7 @@
 
 // X(name): every libcurl function called, bound by name from the loaded library.
 #define CCURL_FUNCTIONS(X)                                                                                            \
-    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_pause) X(curl_easy_strerror)             \
+    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_pause) X(curl_easy_strerror)             \
     X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_mime_init) X(curl_mime_addpart) X(curl_mime_name)               \
     X(curl_mime_filename) X(curl_mime_type) X(curl_mime_data) X(curl_mime_data_cb) X(curl_mime_free)                \
     X(curl_slist_append) X(curl_slist_free_all) X(curl_multi_init) X(curl_multi_setopt) X(curl_multi_add_handle)    \
@@ -57,6 +57,7 @@ static inline __typeof__(api) *ready(void) {
 
 CURL *ccurl_easy_init(void) { return ready()->curl_easy_init(); }
 void ccurl_easy_cleanup(CURL *h) { ready()->curl_easy_cleanup(h); }
+void ccurl_easy_reset(CURL *h) { ready()->curl_easy_reset(h); }
 CURLcode ccurl_easy_pause(CURL *h, int bitmask) { return ready()->curl_easy_pause(h, bitmask); }
 const char *ccurl_easy_strerror(CURLcode code) { return ready()->curl_easy_strerror(code); }
 

@@ -12,6 +12,7 @@ const char *ccurl_load_error(void);
 
 CURL *ccurl_easy_init(void);
 void ccurl_easy_cleanup(CURL *handle);
+void ccurl_easy_reset(CURL *handle);
 CURLcode ccurl_easy_pause(CURL *handle, int bitmask);
 const char *ccurl_easy_strerror(CURLcode code);
 

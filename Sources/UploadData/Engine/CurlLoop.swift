@@ -37,6 +37,11 @@ final class CurlLoop: @unchecked Sendable {
     /// Signalled once `run()` has cleaned up and returned.
     let finished = DispatchSemaphore(value: 0)
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    /// Easy handles of transfers that completed, reset for the next ones: a new handle per request allocated and
+    /// freed libcurl's state and its buffers each time (issue 20, docs/engine.md).
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Handles reused so far (for tests).
+    let reusedHandles = Atomic<Int>(0)
     /// Transfers posted and not yet finished, read by other threads to pick the least busy loop.
     let load = Atomic<Int>(0)
     /// The thread running `run()`, once it runs.
@@ -108,7 +113,7 @@ final class CurlLoop: @unchecked Sendable {
                     } else {
                         .failure(transfer.error(for: code))
                     }
-                finish(transfer, with: outcome)
+                finish(transfer, with: outcome, keepingHandle: code == CURLE_OK)
             }
             // A body that moved is sent on at once: libcurl sends one buffer per transfer and call, and checks the
             // socket itself first, so a poll before each buffer only repeats that check (a third of the
@@ -175,6 +180,9 @@ final class CurlLoop: @unchecked Sendable {
     /// The most jobs a round runs before libcurl gets the thread again.
     static let jobsPerRound = 256
 
+    /// Reset handles a loop keeps: enough for the requests that start as others end.
+    static let idleHandlesKept = 8
+
     /// Fails what is in flight, hands leftover jobs to the global executor and frees the multi handle.
     /// `unhandled`: commands posted after the shutdown, which are refused like those still in the inbox.
     private func stop(refusing unhandled: ArraySlice<Command>) {
@@ -189,6 +197,8 @@ final class CurlLoop: @unchecked Sendable {
         }
         for command in unhandled + commands { refuse(command) }
         for job in jobs { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        for handle in idleHandles { ccurl_easy_cleanup(handle) }
+        idleHandles.removeAll()
         ccurl_multi_cleanup(multi)
         finished.signal()
     }
@@ -213,8 +223,10 @@ final class CurlLoop: @unchecked Sendable {
                 fail(transfer, with: UploadError(.cancelled))
                 return
             }
+            let handle = idleHandles.popLast()
+            if handle != nil { reusedHandles.add(1, ordering: .relaxed) }
             do {
-                try transfer.prepare()
+                try transfer.prepare(reusing: handle)
             } catch {
                 fail(transfer, with: error)
                 transfer.release()
@@ -235,11 +247,19 @@ final class CurlLoop: @unchecked Sendable {
         }
     }
 
-    private func finish(_ transfer: CurlTransfer, with outcome: Result<TransferResponse, UploadError>) {
+    /// Ends a transfer. `keepingHandle`: it completed, so its easy handle may serve the next one (a cancelled or
+    /// failed one's is freed: no state of an aborted transfer is carried over).
+    private func finish(
+        _ transfer: CurlTransfer, with outcome: Result<TransferResponse, UploadError>, keepingHandle: Bool = false
+    ) {
         load.subtract(1, ordering: .relaxed)
         active[ObjectIdentifier(transfer.probe)] = nil
         if let easy = transfer.easy { ccurl_multi_remove_handle(multi, easy) }
-        transfer.release()
+        if keepingHandle, idleHandles.count < Self.idleHandlesKept, let handle = transfer.releaseForReuse() {
+            idleHandles.append(handle)
+        } else {
+            transfer.release()
+        }
         transfer.continuation?.resume(with: outcome.mapError { $0 as any Error })
         transfer.continuation = nil
     }

@@ -24,6 +24,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The files streamed into the body, in the request's order (one for a PUT, one per multipart file part).
     private var fileBodies: [FileBody] = []
+    /// Descriptors `openFiles` kept for the bodies, by file index; -1 where the body opens the file itself.
+    var openedFiles: [Int32] = []
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var body: [UInt8] = []
     /// Digests of the response body, for a read-back (`request.digestsResponseBody`).
@@ -51,18 +53,15 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// Creates and configures the easy handle.
+    /// Configures an easy handle: `handle`, one a finished transfer left reset (`releaseForReuse`), else a new one.
     /// - Throws: `UploadError` when a file cannot be opened or libcurl refuses an option.
-    func prepare() throws(UploadError) {
-        for item in request.files {
-            let fd = open(item.path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
-            }
-            close(fd)
-        }
+    func prepare(reusing handle: UnsafeMutableRawPointer? = nil) throws(UploadError) {
+        easy = handle  // owned from here: `release` frees it should preparing fail
+        try openFiles()
         stallWatch.restart(at: StallWatch.now())
-        guard let easy = ccurl_easy_init() else { throw UploadError(.requestFailed, cause: "curl_easy_init failed") }
+        guard let easy = easy ?? ccurl_easy_init() else {
+            throw UploadError(.requestFailed, cause: "curl_easy_init failed")
+        }
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_URL, request.url)
@@ -101,10 +100,10 @@ final class CurlTransfer: @unchecked Sendable {
         case .multipart(let fields, let fileField, let files):
             try buildMultipart(easy, fields: fields, fileField: fileField, files: files)
         case .file(let item, let contentType):
-            try streamFile(FileBody(item))
+            try streamFile(FileBody(item, descriptor: takeOpened(0)))
             lines.append("Content-Type: \(contentType)")
         case .fileRange(let item, let offset, let length, let contentType):
-            try streamFile(FileBody(item, start: offset, length: length))
+            try streamFile(FileBody(item, start: offset, length: length, descriptor: takeOpened(0)))
             if let contentType { lines.append("Content-Type: \(contentType)") }
         case .bytes(let bytes, let contentType):
             lines.append("Content-Type: \(contentType)")
@@ -167,12 +166,12 @@ final class CurlTransfer: @unchecked Sendable {
             try check(ccurl_mime_name(part, field.name))
             try check(ccurl_mime_data(part, field.value, -1))  // CURL_ZERO_TERMINATED
         }
-        for item in files {
+        for (index, item) in files.enumerated() {
             let part = ccurl_mime_addpart(mime)
             try check(ccurl_mime_name(part, fileField))
             // Streamed from disk by our callbacks (pread, hashed on the way); libcurl escapes quotes and CR/LF
             // in the name.
-            let file = FileBody(item)
+            let file = FileBody(item, descriptor: takeOpened(index))
             file.throttle = throttle
             fileBodies.append(file)
             try check(
@@ -278,8 +277,20 @@ final class CurlTransfer: @unchecked Sendable {
         return nil
     }
 
+    /// Frees libcurl resources but the easy handle, which it resets (every option back to its default, buffers
+    /// kept) and returns for the next transfer of the same loop; the engine calls it after removing the handle from
+    /// the multi handle.
+    func releaseForReuse() -> UnsafeMutableRawPointer? {
+        guard let easy else { return nil }
+        ccurl_easy_reset(easy)
+        self.easy = nil
+        release()
+        return easy
+    }
+
     /// Frees libcurl resources; the engine calls it after removing the handle from the multi handle.
     func release() {
+        closeUnusedFiles()
         if let easy { ccurl_easy_cleanup(easy) }
         easy = nil
         if let mime { ccurl_mime_free(mime) }

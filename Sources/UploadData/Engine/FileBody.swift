@@ -5,8 +5,8 @@ import UploadDomain
 /// A file, or a range of one, read with `pread` straight into libcurl's buffer: a PUT body or one
 /// multipart file part.
 ///
-/// The file is opened at the first read and closed after the last, so a request of many parts holds one
-/// descriptor at a time. A whole file is hashed (XXH3-128) on the way, so the journal need not read it again;
+/// The file is closed after the last read. It may come already open (the transfer opens its first files when it
+/// checks them, so a file is not opened twice); otherwise it is opened at the first read, as after a rewind. A whole file is hashed (XXH3-128) on the way, so the journal need not read it again;
 /// a rewind to the start (libcurl resending on a fresh connection) starts the hash over.
 ///
 /// Touched only on its transfer's curl thread, from libcurl's read and seek callbacks.
@@ -27,9 +27,11 @@ final class FileBody {
     /// What `read(into:capacity:)` answers when the bandwidth cap says wait: the transfer is to pause.
     static let paused = -2
 
-    /// A body of `length` bytes of `item` from `start`; the whole file by default.
-    init(_ item: UploadItem, start: Int64 = 0, length: Int64? = nil) {
+    /// A body of `length` bytes of `item` from `start`; the whole file by default. `descriptor`: the file, already
+    /// open for reading, which the body then owns; -1 to open it at the first read.
+    init(_ item: UploadItem, start: Int64 = 0, length: Int64? = nil, descriptor: Int32 = -1) {
         self.item = item
+        self.descriptor = descriptor
         self.start = start
         self.length = length ?? item.size
         if start == 0, self.length == item.size {

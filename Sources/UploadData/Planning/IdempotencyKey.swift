@@ -14,12 +14,21 @@ public enum IdempotencyKey {
 
     /// The key of a request sending `items` to `url`, as a structured-field string: `"ut1-<32 hex digits>"`.
     public static func value(url: String, items: [UploadItem]) -> String {
-        var hash = SHA256()
-        hash.update(data: Array("uploader-tui/1\n\(url)\n".utf8))
+        // One buffer and one digest call: hashing a string per file built an array and a digest update each.
+        var text: [UInt8] = []
+        text.reserveCapacity(32 + url.utf8.count + items.reduce(0) { $0 + $1.path.utf8.count + 48 })
+        text += "uploader-tui/1\n".utf8
+        text += url.utf8
+        text.append(UInt8(ascii: "\n"))
         for item in items {
-            hash.update(data: Array("\(item.path)\0\(item.size)\0\(item.modified.bitPattern)\n".utf8))
+            text += item.path.utf8
+            text.append(0)
+            text += String(item.size).utf8
+            text.append(0)
+            text += String(item.modified.bitPattern).utf8
+            text.append(UInt8(ascii: "\n"))
         }
-        return "\"ut1-\(URIEncoding.hex(hash.finalize().prefix(16)))\""
+        return "\"ut1-\(URIEncoding.hex(SHA256.hash(data: text).prefix(16)))\""
     }
 
     /// `headers` with the key added, unless the user set one of their own with `-H`.

@@ -61,6 +61,7 @@ enum URIEncoding {
     /// Lower-case hex of a digest or any bytes.
     static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
         var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
             out.append(lowerHexDigits[Int(byte >> 4)])
             out.append(lowerHexDigits[Int(byte & 0x0F)])

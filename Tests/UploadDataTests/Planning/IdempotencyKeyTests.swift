@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import Testing
 import UploadDomain
 
@@ -40,5 +42,15 @@ struct IdempotencyKeyTests {
         #expect(try await put.request(for: [item()]).headers.map(\.value) == ["mine"])
         let off = PutPlanner(baseURL: "http://127.0.0.1/files/", headers: [], token: nil, idempotencyKeys: false)
         #expect(header(try await off.request(for: [item()])).isEmpty)
+    }
+
+    @Test("the key hashes the identity text as earlier versions did: a resume after an upgrade sends the same key")
+    func sameDerivation() {
+        let url = "http://127.0.0.1/datasets/a/images"
+        let items = [item(), item(size: 2048, modified: 1_600_000_000.5, path: "/p/ünïcode dog.png")]
+        var text = "uploader-tui/1\n\(url)\n"
+        for item in items { text += "\(item.path)\0\(item.size)\0\(item.modified.bitPattern)\n" }
+        let hex = SHA256.hash(data: Array(text.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        #expect(IdempotencyKey.value(url: url, items: items) == "\"ut1-\(hex)\"")
     }
 }
