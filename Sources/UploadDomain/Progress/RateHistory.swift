@@ -17,7 +17,7 @@ public struct RateHistory: Sendable, Equatable {
     /// Creates an empty history.
     public init() {}
 
-    /// Creates a history holding `samples` (bytes per second, oldest first), for render tests.
+    /// Creates a history holding `samples` (bytes per second, oldest first): what a run sent a screen attaching to it.
     public init(samples: [Double]) {
         self.samples = Array(samples.suffix(Self.capacity))
     }
