@@ -309,8 +309,9 @@ struct DetachTests {
         let started = try await ChildProcess.run(
             ChildProcess.uploaderBinary,
             [
-                folder.path, "--to", server.url("/datasets/uid/images"), "--limit-rate", "50K", "--detach",
-                "--journal", folder.path + ".journal",
+                // 10 s a file, so the run outlasts the test's steps on a loaded machine; the stop then ends it at once.
+                folder.path, "--to", server.url("/datasets/uid/images"), "--limit-rate", "20K", "--grace", "0",
+                "--detach", "--journal", folder.path + ".journal",
             ], environment: environment)
         let id = try #require(detachedID(started.standardOutput), "\(started.standardError)")
         let runs = runtime.path + "/uploader-tui"
