@@ -43,6 +43,31 @@ struct HTTPVersionTests {
         await nginx.stop()
     }
 
+    @Test("once a connection multiplexes, the rest of the batch rides it: one loop, not one connection per loop")
+    func multiplexedOriginKeepsToOneLoop() async throws {
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates)
+        let folder = try TestFolder()
+        let count = 24
+        for index in 0..<count { try folder.write("m\(index).bin", size: 100_000, seed: UInt64(index)) }
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--put", "https://127.0.0.1:\(nginx.http2Port)/pinned/", "--no-tui", "--concurrency", "8",
+                "--cacert", certificates.caCertificate,
+            ],
+            environment: TLSTrustTests.bare)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let requests = nginx.connections(port: nginx.http2Port).filter {
+            $0.uri.hasPrefix("/pinned/") && $0.method == "PUT"
+        }
+        #expect(requests.count == count)
+        // Only the first 8, started before any answer told the protocol, may go to another loop's connection.
+        let busiest = Dictionary(grouping: requests, by: \.connection).values.map(\.count).max() ?? 0
+        #expect(busiest >= count - 8 + 2, "\(busiest) of \(count) requests on the busiest connection")
+        await nginx.stop()
+    }
+
     @Test("--http1.1 keeps to HTTP/1.1 on a server offering HTTP/2")
     func http11() async throws {
         let certificates = try await TestCertificates.make()

@@ -89,6 +89,8 @@ public final class CurlEngine: UploadTransport {
     /// One thread per core, up to 4: more than the cores only adds switching.
     public static let defaultThreads = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
+    /// Origins seen to multiplex, whose requests keep to one loop.
+    private let multiplexed = MultiplexedOrigins()
     private let options: Options
     /// `--bwlimit`: the cap over all transfers of all threads.
     private let limiter = BandwidthLimiter()
@@ -102,8 +104,8 @@ public final class CurlEngine: UploadTransport {
     /// the thread that is loading it (see `libraryProblem`).
     public init(options: Options = Options()) {
         self.options = options
-        loops = (0..<options.threads).map { [limiter] _ in
-            CurlLoop(maxCachedConnections: options.maxCachedConnections, limiter: limiter)
+        loops = (0..<options.threads).map { [limiter, multiplexed] _ in
+            CurlLoop(maxCachedConnections: options.maxCachedConnections, limiter: limiter, multiplexed: multiplexed)
         }
         executor = CurlExecutor(loops: loops)
         for (index, loop) in loops.enumerated() {
@@ -145,7 +147,7 @@ public final class CurlEngine: UploadTransport {
     public func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
         if stopped.load(ordering: .relaxed) { throw UploadError(.cancelled) }
         let transfer = CurlTransfer(request: request, probe: probe, options: options, limiter: limiter)
-        let loop = executor.leastBusy()
+        let loop = multiplexed.loop(for: request.url, among: loops.count).map { loops[$0] } ?? executor.leastBusy()
         loop.load.add(1, ordering: .relaxed)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

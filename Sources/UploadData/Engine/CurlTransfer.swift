@@ -277,6 +277,14 @@ final class CurlTransfer: @unchecked Sendable {
         return nil
     }
 
+    /// Whether the transfer went over a connection that multiplexes (HTTP/2 or later).
+    var multiplexed: Bool {
+        guard let easy else { return false }
+        var version = 0
+        _ = ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
+        return version >= Int(CURL_HTTP_VERSION_2_0)
+    }
+
     /// Frees libcurl resources but the easy handle, which it resets (every option back to its default, buffers
     /// kept) and returns for the next transfer of the same loop; the engine calls it after removing the handle from
     /// the multi handle.
