@@ -147,7 +147,10 @@ public final class CurlEngine: UploadTransport {
     public func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
         if stopped.load(ordering: .relaxed) { throw UploadError(.cancelled) }
         let transfer = CurlTransfer(request: request, probe: probe, options: options, limiter: limiter)
-        let loop = multiplexed.loop(for: request.url, among: loops.count).map { loops[$0] } ?? executor.leastBusy()
+        let mayMultiplex = options.httpVersion.waitsForMultiplexing(to: request.url)
+        let loop =
+            multiplexed.loop(for: request.url, mayMultiplex: mayMultiplex, among: loops.count).map { loops[$0] }
+            ?? executor.leastBusy()
         loop.load.add(1, ordering: .relaxed)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

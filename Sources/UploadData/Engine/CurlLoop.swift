@@ -42,7 +42,7 @@ final class CurlLoop: @unchecked Sendable {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     /// Handles reused so far (for tests).
     let reusedHandles = Atomic<Int>(0)
-    /// Where a transfer that turned out multiplexed is noted, for the engine to keep its origin to one loop.
+    /// Where a transfer notes whether its origin multiplexes, for the engine to keep such an origin to one loop.
     private let multiplexed: MultiplexedOrigins
     /// Transfers posted and not yet finished, read by other threads to pick the least busy loop.
     let load = Atomic<Int>(0)
@@ -107,7 +107,7 @@ final class CurlLoop: @unchecked Sendable {
                 guard let raw else { continue }
                 let transfer = Unmanaged<CurlTransfer>.fromOpaque(raw).takeUnretainedValue()
                 let code = message.pointee.data.result
-                if code == CURLE_OK, transfer.multiplexed { multiplexed.record(transfer.request.url) }
+                if code == CURLE_OK { multiplexed.record(transfer.request.url, multiplexed: transfer.multiplexed) }
                 // A file that changed under the transfer fails, whatever the server said (issue 5: torn files).
                 let outcome: Result<TransferResponse, UploadError> =
                     if let changed = transfer.changedFile() {

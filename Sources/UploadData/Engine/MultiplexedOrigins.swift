@@ -1,23 +1,27 @@
 import Synchronization
 
-/// The origins (`https://host:port`) whose connections have been seen to multiplex (HTTP/2).
+/// Which origins (`https://host:port`) have answered over a connection that multiplexes (HTTP/2), and which not.
 ///
-/// Their requests all go to one loop, the origin's own, and share its one connection. Spread over the loops as
-/// other requests are, each loop opened a connection of its own, and two threads split the work of what one
-/// connection carries: on an HTTP/2 upload that cost a third more CPU than curl's single connection.
+/// The requests to an origin that multiplexes, or may (HTTPS not yet answered), go to one loop, the origin's own,
+/// and share its one connection. Spread over the loops as other requests are, each loop opened a connection of its
+/// own, and two threads split the work of what one connection carries: on an HTTP/2 upload that cost a third more
+/// CPU than curl's single connection. An origin that answers over HTTP/1.1 goes back to the least busy loop.
 final class MultiplexedOrigins: Sendable {
-    private let origins = Mutex<Set<String>>([])
+    /// true: its answers came multiplexed; false: over HTTP/1.1.
+    private let origins = Mutex<[String: Bool]>([:])
 
-    /// Notes that a transfer to `url` was multiplexed.
-    func record(_ url: String) {
+    /// Notes how a transfer to `url` was answered.
+    func record(_ url: String, multiplexed: Bool) {
         let origin = Self.origin(of: url)
-        origins.withLock { _ = $0.insert(origin) }
+        origins.withLock { $0[origin] = multiplexed }
     }
 
-    /// The index among `count` loops that serves `url`, when its origin multiplexes; nil otherwise.
-    func loop(for url: String, among count: Int) -> Int? {
+    /// The index among `count` loops that serves `url`: its origin's own when it multiplexes, or may (`mayMultiplex`
+    /// and not yet answered); nil when any loop will do.
+    func loop(for url: String, mayMultiplex: Bool, among count: Int) -> Int? {
+        guard count > 1 else { return nil }
         let origin = Self.origin(of: url)
-        guard count > 1, origins.withLock({ $0.contains(origin) }) else { return nil }
+        guard origins.withLock({ $0[origin] }) ?? mayMultiplex else { return nil }
         var hasher = Hasher()
         hasher.combine(origin)
         return Int(UInt(bitPattern: hasher.finalize()) % UInt(count))

@@ -12,15 +12,18 @@ struct MultiplexedOriginsTests {
         #expect(MultiplexedOrigins.origin(of: "https://example.com") == "https://example.com")
     }
 
-    @Test("only an origin seen multiplexing gets a loop, the same one for every path, within the loops")
+    @Test("an origin that may multiplex, or does, has a loop of its own; one that answered over HTTP/1.1 has none")
     func loops() {
         let seen = MultiplexedOrigins()
-        #expect(seen.loop(for: "https://h2.example/a", among: 4) == nil)
-        seen.record("https://h2.example/first")
-        let loop = seen.loop(for: "https://h2.example/a", among: 4)
-        #expect(loop.map { (0..<4).contains($0) } == true)
-        #expect(seen.loop(for: "https://H2.example/other/path", among: 4) == loop)
-        #expect(seen.loop(for: "https://h1.example/a", among: 4) == nil)
-        #expect(seen.loop(for: "https://h2.example/a", among: 1) == nil, "one loop: nothing to choose")
+        let first = seen.loop(for: "https://h2.example/a", mayMultiplex: true, among: 4)
+        #expect(first.map { (0..<4).contains($0) } == true, "not yet answered: kept to one loop")
+        #expect(seen.loop(for: "http://plain.example/a", mayMultiplex: false, among: 4) == nil)
+        seen.record("https://h2.example/first", multiplexed: true)
+        #expect(seen.loop(for: "https://H2.example/other/path", mayMultiplex: true, among: 4) == first)
+        #expect(seen.loop(for: "https://h2.example/a", mayMultiplex: false, among: 4) == first, "answered: it is known")
+        seen.record("https://h1.example/x", multiplexed: false)
+        #expect(seen.loop(for: "https://h1.example/a", mayMultiplex: true, among: 4) == nil)
+        #expect(
+            seen.loop(for: "https://h2.example/a", mayMultiplex: true, among: 1) == nil, "one loop: nothing to choose")
     }
 }
