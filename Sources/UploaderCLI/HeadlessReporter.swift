@@ -190,7 +190,8 @@ public actor HeadlessReporter {
         let p = snapshot.progress
         let c = p.counts
         let seconds = Format.seconds(snapshot.elapsed)
-        // A sum over the rows, not a filtered copy of them: with 10,000 files the copy was the run's largest allocation.
+        // A sum over the rows, not a filtered copy of them: with 10,000 files that copy was the run's largest
+        // allocation.
         var doneBytes: Int64 = 0
         for file in snapshot.files where file.phase == .done { doneBytes += file.size }
         let rate = seconds > 0 ? Double(doneBytes) / seconds : 0

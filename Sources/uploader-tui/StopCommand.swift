@@ -41,7 +41,7 @@ struct StopCommand: ParsableCommand {
         await client.waitUntilIdle()
         client.detach()
         if let snapshot = client.latest, snapshot.isIdle {
-            return stopped(id, RunInfo(id: id, pid: 0, source: "", destination: "", started: 0).updated(from: snapshot))
+            return stopped(id, client.info.updated(from: snapshot))
         }
         if let ended = endedMeanwhile(id, directory) { return stopped(id, ended) }
         return AttachedScreen.fail(RunServiceError(.lost, id: id, detail: "its process ended while stopping"))

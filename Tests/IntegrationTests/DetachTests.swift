@@ -262,10 +262,11 @@ struct DetachTests {
     func screenKilled() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder("detach-screen-kill")
-        for i in 0..<4 { try folder.write("q\(i).png", size: 120_000, seed: UInt64(70 + i), prefix: Magic.png) }
+        // 16 s of uploading, so the run is still going when a loaded machine gets to `ps` after the kill.
+        for i in 0..<4 { try folder.write("q\(i).png", size: 200_000, seed: UInt64(70 + i), prefix: Magic.png) }
         let upload = quoted([
             ChildProcess.uploaderBinary, folder.path, "--to", server.url("/datasets/screen-kill/images"),
-            "--limit-rate", "100K", "--concurrency", "1", "--journal", folder.path + ".journal",
+            "--limit-rate", "50K", "--concurrency", "1", "--journal", folder.path + ".journal",
         ])
         var tmuxEnvironment = ["LANG": "C.UTF-8", "TERM": "xterm-256color"]
         tmuxEnvironment.merge(environment) { $1 }

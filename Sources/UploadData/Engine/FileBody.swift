@@ -6,8 +6,8 @@ import UploadDomain
 /// multipart file part.
 ///
 /// The file is closed after the last read. It may come already open (the transfer opens its first files when it
-/// checks them, so a file is not opened twice); otherwise it is opened at the first read, as after a rewind. A whole file is hashed (XXH3-128) on the way, so the journal need not read it again;
-/// a rewind to the start (libcurl resending on a fresh connection) starts the hash over.
+/// checks them, so a file is not opened twice); otherwise it is opened at the first read, as after a rewind. A whole
+/// file is hashed (XXH3-128) on the way, so the journal need not read it again; a rewind to the start (libcurl resending on a fresh connection) starts the hash over.
 ///
 /// Touched only on its transfer's curl thread, from libcurl's read and seek callbacks.
 final class FileBody {

@@ -26,6 +26,23 @@ final class NginxFixture {
     /// Starts nginx with the server certificate of `certificates` and waits until every port accepts.
     /// - Throws: `TestFailure` when nginx is missing or does not start (the tests need it: `make deps`).
     static func start(_ certificates: TestCertificates) async throws -> NginxFixture {
+        // A port found free can be taken by another test's server before nginx binds it: then new ports, twice more.
+        for _ in 0..<2 {
+            do {
+                return try await attempt(certificates)
+            } catch let taken as PortTaken {
+                await taken.fixture.stop()
+            }
+        }
+        return try await attempt(certificates)
+    }
+
+    /// nginx said a port it was given was taken meanwhile.
+    private struct PortTaken: Error {
+        let fixture: NginxFixture
+    }
+
+    private static func attempt(_ certificates: TestCertificates) async throws -> NginxFixture {
         let nginx = try Self.executable()
         let folder = try TestFolder("nginx")
         for sub in ["dav", "tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"] {
@@ -97,6 +114,7 @@ final class NginxFixture {
         // all do. Only the plain proxy port is probed, so a probe never shows up as a TLS handshake.
         try await waitUntil("nginx listening on \(ports)", timeout: .seconds(20)) {
             let log = (try? String(contentsOfFile: d + "/error.log", encoding: .utf8)) ?? ""
+            if log.contains("Address already in use") { throw PortTaken(fixture: fixture) }
             if log.contains("[emerg]") { throw TestFailure(description: "nginx did not start: \(log)") }
             return acceptsConnections(ports[3])
         }
