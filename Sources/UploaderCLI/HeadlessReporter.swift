@@ -85,6 +85,11 @@ public actor HeadlessReporter {
         output.flush()
     }
 
+    /// Reports phase changes in order: one call for many, as each call is a hop to the reporter.
+    public func handle(_ events: ArraySlice<UploadEvent>, total: Int) {
+        for event in events { handle(event, total: total) }
+    }
+
     /// Reports one phase change.
     public func handle(_ event: UploadEvent, total: Int) {
         if json { output.standardOutput(ndjson(event.kind.rawValue, event.file)) }

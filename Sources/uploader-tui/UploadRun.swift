@@ -215,15 +215,16 @@ struct UploadRun {
         let log = plan.log
         let events = Task(executorPreference: executor) {
             guard readsEvents else { return }
-            var handled = 0
-            for await event in session.events {
-                log?.handle(event)
-                await reporter.handle(event, total: total)
-                // Now and then the first request's job, queued behind this one, gets its turn: a backlog of
-                // 10,000 `queued` events must not hold it back. Not after every event: each yield is one more
-                // trip through the loop's queue.
-                handled += 1
-                if handled % 64 == 0 { await Task.yield() }
+            var events = session.events.makeAsyncIterator()
+            while case let batch = await events.nextBatch(), !batch.isEmpty {
+                // A slice at a time, and a yield between them: the first request's job, queued behind this one,
+                // gets its turn, and a backlog of 10,000 `queued` events does not hold it back.
+                for start in stride(from: 0, to: batch.count, by: 64) {
+                    let slice = batch[start..<min(start + 64, batch.count)]
+                    if let log { for event in slice { log.handle(event) } }
+                    await reporter.handle(slice, total: total)
+                    if slice.endIndex < batch.count { await Task.yield() }
+                }
             }
         }
         let ticker = Task(executorPreference: executor) {

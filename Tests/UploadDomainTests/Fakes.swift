@@ -163,7 +163,7 @@ final class InMemoryPreparer: ImagePreparing {
 
 /// Reads events until one of `kind` arrives for `file`.
 func awaitEvent(
-    _ kind: UploadEvent.Kind, file: Int, in events: inout AsyncStream<UploadEvent>.Iterator
+    _ kind: UploadEvent.Kind, file: Int, in events: inout UploadEvents.Iterator
 ) async -> UploadEvent? {
     while let event = await events.next() {
         if event.kind == kind, event.file.id == file { return event }

@@ -164,10 +164,12 @@ final class JournalWriter: Sendable {
         }
         return try queue.write { db in
             var jobs: [HashJob] = []
+            var fileRows: FileRowUpsert?
             for write in JournalWrite.coalesced(writes) {
                 switch write {
                 case .file(let entry, let time):
-                    try upsert(entry, at: time, db)
+                    if fileRows == nil { fileRows = try FileRowUpsert(db) }
+                    try upsert(entry, at: time, with: fileRows!)
                     if write.wantsHash {
                         jobs.append(
                             HashJob(
@@ -212,7 +214,7 @@ final class JournalWriter: Sendable {
     }
 
     /// The file's row takes the entry's state whole; a hash survives only for the same size and mtime.
-    private func upsert(_ entry: JournalEntry, at time: Double, _ db: Database) throws {
+    private func upsert(_ entry: JournalEntry, at time: Double, with statement: FileRowUpsert) throws {
         var status: Int?
         var response: String?
         var mediaID: String?
@@ -243,24 +245,11 @@ final class JournalWriter: Sendable {
         case .cancelled:
             phase = "cancelled"
         }
-        try db.cachedStatement(
-            sql: """
-                INSERT INTO files (path, destination, size, mtime, phase, attempts, http_status, response,
-                    media_id, location, error, run_id, updated_at, content_hash, verified)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (path, destination) DO UPDATE SET
-                    content_hash = CASE
-                        WHEN excluded.content_hash IS NOT NULL THEN excluded.content_hash
-                        WHEN size = excluded.size AND mtime = excluded.mtime THEN content_hash END,
-                    size = excluded.size, mtime = excluded.mtime, phase = excluded.phase,
-                    attempts = excluded.attempts, http_status = excluded.http_status, response = excluded.response,
-                    media_id = excluded.media_id, location = excluded.location, etag = NULL,
-                    error = excluded.error, run_id = excluded.run_id, updated_at = excluded.updated_at,
-                    verified = excluded.verified
-                """
-        ).execute(arguments: [
-            entry.item.path, entry.destination, entry.item.size, entry.item.modified, phase, entry.attempt,
-            status, response, mediaID, location, error, runID, time, contentHash, verified,
+        try statement.run([
+            .text(entry.item.path), .text(entry.destination), .integer(entry.item.size), .real(entry.item.modified),
+            .text(phase), .integer(Int64(entry.attempt)), .integer(status.map(Int64.init)), .text(response),
+            .text(mediaID), .text(location), .text(error), .integer(runID), .real(time), .text(contentHash),
+            .text(verified),
         ])
     }
 

@@ -83,10 +83,9 @@ public actor UploadSession {
         var paused = false
     }
 
-    public nonisolated let events: AsyncStream<UploadEvent>
+    public nonisolated let events = UploadEvents()
     /// The executor the session's request tasks prefer (the transport's), for front ends that want to run beside them.
     public nonisolated var taskExecutor: (any TaskExecutor)? { transport.taskExecutor }
-    private let eventSink: AsyncStream<UploadEvent>.Continuation
     private let transport: any UploadTransport
     private let planner: any RequestPlanner
     private let clock: any UploadClock
@@ -146,7 +145,6 @@ public actor UploadSession {
                 journalDestination: options.journalDestination(planner.destination(of: item)),
                 curlCommand: LazyText { planner.curlCommand(for: item) })
         }
-        (events, eventSink) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         slots = TransferSlots(capacity: configuration.concurrency)
         // A slot given back by a multipart part may let the next file start.
         slots.onRelease { [weak self, executor = taskExecutor] in
@@ -193,7 +191,7 @@ public actor UploadSession {
 
     /// Ends the event stream (after the last reporter line is wanted).
     public func finishEvents() {
-        eventSink.finish()
+        events.finish()
     }
 
     /// Carries out a user's command.
@@ -586,7 +584,7 @@ public actor UploadSession {
         changed.insert(id)
         if let journal { record(kind, id, in: journal) }
         lastEventAt = clock.now
-        eventSink.yield(UploadEvent(kind: kind, file: fileSnapshot(id, now: lastEventAt)))
+        events.yield(UploadEvent(kind: kind, file: fileSnapshot(id, now: lastEventAt)))
     }
 
     private func record(_ kind: UploadEvent.Kind, _ id: Int, in journal: any UploadJournal) {

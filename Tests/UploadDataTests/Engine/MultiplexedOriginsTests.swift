@@ -10,6 +10,8 @@ struct MultiplexedOriginsTests {
         #expect(MultiplexedOrigins.origin(of: "https://example.com?x") == "https://example.com")
         #expect(MultiplexedOrigins.origin(of: "https://example.com#f") == "https://example.com")
         #expect(MultiplexedOrigins.origin(of: "https://example.com") == "https://example.com")
+        #expect(MultiplexedOrigins.origin(of: "HTTP://[::1]:80/x") == "http://[::1]:80")
+        #expect(MultiplexedOrigins.origin(of: "Not/A URL") == "not/a url", "no authority: the whole string")
     }
 
     @Test("an origin that may multiplex, or does, has a loop of its own; one that answered over HTTP/1.1 has none")
