@@ -50,10 +50,10 @@ final class MultiplexedOrigins: Sendable {
             }
             index = bytes.index(after: index)
         }
-        return String(decoding: bytes[..<end].lazy.map(Self.lowercased), as: UTF8.self)
-    }
-
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+        var origin = Array(bytes[..<end])
+        for index in origin.indices where origin[index] >= UInt8(ascii: "A") && origin[index] <= UInt8(ascii: "Z") {
+            origin[index] += 32
+        }
+        return String(decoding: origin, as: UTF8.self)
     }
 }
