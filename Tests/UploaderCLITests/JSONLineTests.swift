@@ -27,6 +27,16 @@ struct JSONLineTests {
         #expect(object["missing"] is NSNull)
     }
 
+    @Test("integers are written digit by digit, signs and extremes included")
+    func integers() {
+        var line = JSONLine()
+        for value in [0, 7, -7, 1_000_000, Int64.max, Int64.min] { line.add("n", value) }
+        line.add("none", nil as Int?)
+        #expect(
+            line.text
+                == #"{"n":0,"n":7,"n":-7,"n":1000000,"n":9223372036854775807,"n":-9223372036854775808,"none":null}"#)
+    }
+
     @Test("keys keep the order they were added in, numbers are plain JSON numbers")
     func orderAndNumbers() {
         var line = JSONLine()

@@ -27,33 +27,31 @@ final class MultiplexedOrigins: Sendable {
         return Int(UInt(bitPattern: hasher.finalize()) % UInt(count))
     }
 
-    /// `scheme://authority` of `url`, ASCII-lowercased: what a connection is shared by. A scan of the bytes, as it
-    /// runs twice per request.
+    /// `scheme://authority` of `url`, lowercased: what a connection is shared by. A scan of the bytes, as it runs
+    /// twice per request.
     static func origin(of url: String) -> String {
-        let bytes = url.utf8
-        var end = bytes.endIndex
-        var index = bytes.startIndex
-        var slashes = 0
-        var afterScheme = false
-        while index != bytes.endIndex {
-            let byte = bytes[index]
-            if afterScheme {
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
-                    end = index
-                    break
+        var url = url
+        return url.withUTF8 { bytes in
+            var end = bytes.count
+            var slashes = 0
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if slashes == 2 {
+                    if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                        end = index
+                        break
+                    }
+                } else if byte == UInt8(ascii: "/") {
+                    slashes += 1
+                } else if slashes > 0 {
+                    break  // no "//" after the scheme: no authority, so the whole string is the key
                 }
-            } else if byte == UInt8(ascii: "/") {
-                slashes += 1
-                afterScheme = slashes == 2
-            } else if slashes > 0 {
-                break  // no "//" after the scheme: not a URL with an authority; the whole string is its key
+                index += 1
             }
-            index = bytes.index(after: index)
+            let origin = UnsafeBufferPointer(rebasing: bytes[..<end])
+            let text = String(decoding: origin, as: UTF8.self)
+            return origin.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? text.lowercased() : text
         }
-        var origin = Array(bytes[..<end])
-        for index in origin.indices where origin[index] >= UInt8(ascii: "A") && origin[index] <= UInt8(ascii: "Z") {
-            origin[index] += 32
-        }
-        return String(decoding: origin, as: UTF8.self)
     }
 }
