@@ -113,7 +113,7 @@ struct IdempotencyRouteTests {
     @Test("a repeat while the first request is in its modeling delay gets 409; after it, a replay")
     func inFlightConflict() async throws {
         // Long enough for the second request to come and go while the first one waits.
-        try await TestServer.with({ $0.modelingDelay = 4 }) { server in
+        try await TestServer.with({ $0.modelingDelay = 10 }) { server in
             let key = Self.newKey()
             let form = TestForm(parts: [Self.photo])
             let first = Task { try await server.postForm(form, boundary: "one", dataset: "slow", key: key) }
