@@ -78,6 +78,11 @@ let package = Package(
                         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker",
                         "--no-export-dynamic", "-Xlinker", "-l:libncursesw.a", "-Xlinker", "-l:libtinfo.a",
                         "-L", Context.packageDirectory + "/link",
+                        // The functions a run executes, placed together: the kernel maps code 64 KiB around each
+                        // page a run touches, so scattered, they made most of the binary's text resident (issue 20,
+                        // docs/engine.md). A function missing from the list is only placed after them.
+                        "-Xlinker", "--symbol-ordering-file=" + Context.packageDirectory + "/link/symbol-order.txt",
+                        "-Xlinker", "--no-warn-symbol-ordering",
                     ], .when(platforms: [.linux], configuration: .release)),
             ]
         ),
