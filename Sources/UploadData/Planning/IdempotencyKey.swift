@@ -28,7 +28,11 @@ public enum IdempotencyKey {
             text += String(item.modified.bitPattern).utf8
             text.append(UInt8(ascii: "\n"))
         }
-        return "\"ut1-\(URIEncoding.hex(SHA256.hash(data: text).prefix(16)))\""
+        // The digest's bytes read in place: a generic walk over its `prefix(16)` cost more than the hash.
+        let digest = SHA256.hash(data: text).withUnsafeBytes {
+            URIEncoding.hex(UnsafeRawBufferPointer(rebasing: $0[..<16]))
+        }
+        return "\"ut1-" + digest + "\""
     }
 
     /// `headers` with the key added, unless the user set one of their own with `-H`.
