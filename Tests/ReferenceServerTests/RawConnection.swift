@@ -17,7 +17,7 @@ final class RawConnection: @unchecked Sendable {
 
     /// Connects to `127.0.0.1:port`; reads give up after `readTimeout` seconds (a failing test
     /// must not hang).
-    init(port: Int, readTimeout: Int = 10) throws {
+    init(port: Int, readTimeout: Int = 60) throws {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
