@@ -44,6 +44,13 @@ struct TLSOptions: ParsableArguments {
     @Flag(help: "HTTP version (default: HTTP/2 where the server offers it over TLS, else HTTP/1.1).")
     var httpVersion: HTTPVersionFlag?
 
+    @Option(
+        help: ArgumentHelp(
+            "At most this many connections to any one host (default: no cap beyond --concurrency). Over HTTP/1.1 "
+                + "the transfers beyond it wait for a connection; over HTTP/2 they share them as streams.",
+            valueName: "n"))
+    var maxHostConnections: Int?
+
     static let proxySchemes: Set<String> = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
 
     /// Checks every file and the proxy, then writes them into `options`.
@@ -67,12 +74,16 @@ struct TLSOptions: ParsableArguments {
         if let noproxy, noproxy.contains(where: { $0.isNewline || $0 == "\0" }) {
             throw UsageError(description: "--noproxy takes host names separated by commas")
         }
+        if let maxHostConnections, !(1...1024).contains(maxHostConnections) {
+            throw UsageError(description: "--max-host-connections: expected 1 to 1024, not \(maxHostConnections)")
+        }
         options.trust = trust
         options.clientCertificate = cert
         options.clientKey = key
         options.proxy = proxy
         options.noProxy = noproxy
         options.httpVersion = httpVersion?.version ?? .automatic
+        options.maxHostConnections = maxHostConnections ?? 0
     }
 
     /// A proxy URL with a scheme libcurl speaks, a host and a port in range; "" (no proxy) passes.

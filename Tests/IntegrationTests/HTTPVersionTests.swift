@@ -62,6 +62,25 @@ struct HTTPVersionTests {
         await nginx.stop()
     }
 
+    @Test("--max-host-connections 2: 16 files, 8 in flight over HTTP/1.1, on 2 connections; the rest wait, none stalls")
+    func hostConnectionCap() async throws {
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates)
+        let count = 2 * Self.files
+        try await upload(
+            certificates, to: "https://127.0.0.1:\(nginx.http2Port)/capped/",
+            ["--http1.1", "--max-host-connections", "2", "--stall-timeout", "1"], count: count)
+        let requests = nginx.connections(port: nginx.http2Port).filter {
+            $0.uri.hasPrefix("/capped/") && $0.method == "PUT"
+        }
+        #expect(requests.count == count)
+        #expect(requests.allSatisfy { $0.protocolName == "HTTP/1.1" && $0.status == "201" })
+        // Without the cap, 8 transfers in flight over HTTP/1.1 open 8 connections.
+        let connections = Set(requests.map(\.connection)).count
+        #expect(connections <= 2, "\(connections) connections")
+        await nginx.stop()
+    }
+
     @Test("--http1.1 keeps to HTTP/1.1 on a server offering HTTP/2")
     func http11() async throws {
         let certificates = try await TestCertificates.make()

@@ -83,6 +83,7 @@ struct HeadlessBinaryTests {
             [folder.path, "--to", "s3://pets/"],  // no credentials anywhere
             [folder.path, "--to", "s3://pets/", "--part-size", "1M"],
             [folder.path, "--to", url, "--results", "/nonexistent-folder/r.json"],
+            [folder.path, "--to", url, "--max-host-connections", "0"],
         ]
         let home = try TestFolder("home")
         // No AWS credentials in the environment or in ~/.aws: the S3 cases must stop before sending.

@@ -36,6 +36,8 @@ public final class CurlEngine: UploadTransport {
         public var noProxy: String?
         /// `--http1.1` / `--http2`.
         public var httpVersion: HTTPVersion
+        /// `--max-host-connections`: connections to one host at most; 0 for no cap.
+        public var maxHostConnections: Int
 
         /// Creates options.
         public init(
@@ -44,9 +46,10 @@ public final class CurlEngine: UploadTransport {
             maxCachedConnections: Int = 64, maxSendSpeed: Int = 0, stallTimeout: Double = 30,
             threads: Int = CurlEngine.defaultThreads, trust: TLSTrust = TLSTrust(), clientCertificate: String? = nil,
             clientKey: String? = nil, proxy: String? = nil, noProxy: String? = nil,
-            httpVersion: HTTPVersion = .automatic
+            httpVersion: HTTPVersion = .automatic, maxHostConnections: Int = 0
         ) {
             self.httpVersion = httpVersion
+            self.maxHostConnections = maxHostConnections
             self.threads = max(1, threads)
             self.trust = trust
             self.clientCertificate = clientCertificate
@@ -105,7 +108,9 @@ public final class CurlEngine: UploadTransport {
     public init(options: Options = Options()) {
         self.options = options
         loops = (0..<options.threads).map { [limiter, multiplexed] _ in
-            CurlLoop(maxCachedConnections: options.maxCachedConnections, limiter: limiter, multiplexed: multiplexed)
+            CurlLoop(
+                maxCachedConnections: options.maxCachedConnections, maxHostConnections: options.maxHostConnections,
+                limiter: limiter, multiplexed: multiplexed)
         }
         executor = CurlExecutor(loops: loops)
         for (index, loop) in loops.enumerated() {
@@ -148,9 +153,12 @@ public final class CurlEngine: UploadTransport {
         if stopped.load(ordering: .relaxed) { throw UploadError(.cancelled) }
         let transfer = CurlTransfer(request: request, probe: probe, options: options, limiter: limiter)
         let mayMultiplex = options.httpVersion.waitsForMultiplexing(to: request.url)
-        let loop =
-            multiplexed.loop(for: request.url, mayMultiplex: mayMultiplex, among: loops.count).map { loops[$0] }
-            ?? executor.leastBusy()
+        // A host's connection cap holds within one multi handle: with a cap, each host keeps to a loop of its own.
+        let home =
+            options.maxHostConnections > 0
+            ? MultiplexedOrigins.home(of: request.url, among: loops.count)
+            : multiplexed.loop(for: request.url, mayMultiplex: mayMultiplex, among: loops.count)
+        let loop = home.map { loops[$0] } ?? executor.leastBusy()
         loop.load.add(1, ordering: .relaxed)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

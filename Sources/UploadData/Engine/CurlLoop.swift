@@ -31,6 +31,8 @@ final class CurlLoop: @unchecked Sendable {
 
     private var multi: UnsafeMutableRawPointer!
     private let maxCachedConnections: Int
+    /// `--max-host-connections`; 0 for none.
+    private let maxHostConnections: Int
     /// The engine's `--bwlimit`, shared with the other loops.
     private let limiter: BandwidthLimiter
     private let inbox = Mutex(Inbox())
@@ -49,9 +51,12 @@ final class CurlLoop: @unchecked Sendable {
     /// The thread running `run()`, once it runs.
     private let thread = Atomic<UInt>(0)
 
-    init(maxCachedConnections: Int, limiter: BandwidthLimiter, multiplexed: MultiplexedOrigins) {
+    init(
+        maxCachedConnections: Int, maxHostConnections: Int, limiter: BandwidthLimiter, multiplexed: MultiplexedOrigins
+    ) {
         self.multiplexed = multiplexed
         self.maxCachedConnections = maxCachedConnections
+        self.maxHostConnections = maxHostConnections
         self.limiter = limiter
     }
 
@@ -85,6 +90,9 @@ final class CurlLoop: @unchecked Sendable {
         multi = ccurl_multi_init()
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxCachedConnections)
         _ = ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        if maxHostConnections > 0 {
+            _ = ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+        }
         var stillRunning: Int32 = 0
         var bodyBytes: Int64 = 0
         while true {

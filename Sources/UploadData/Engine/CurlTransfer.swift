@@ -331,11 +331,12 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// True (abort) once the upload has sent nothing for the stall timeout. Waiting for the bandwidth cap is not
-    /// a stall: with many transfers sharing a low cap, each may wait seconds for its turn.
+    /// a stall: with many transfers sharing a low cap, each may wait seconds for its turn; nor is waiting for the
+    /// first byte to go, which may be waiting for a connection under `--max-host-connections`.
     func checkStall(sent: Int64, total: Int64) -> Bool {
         // A read-back sends nothing: the bytes it receives are its progress.
         if case .none = request.body { return checkStall(received: bodyBytes) }
-        let held = paused || throttle?.isWaiting == true
+        let held = paused || throttle?.isWaiting == true || sent == 0
         stalled = stallWatch.isStalled(sent: sent, total: total, paused: held, now: StallWatch.now())
         return stalled
     }

@@ -22,6 +22,15 @@ final class MultiplexedOrigins: Sendable {
         guard count > 1 else { return nil }
         let origin = Self.origin(of: url)
         guard origins.withLock({ $0[origin] }) ?? mayMultiplex else { return nil }
+        return Self.home(ofOrigin: origin, among: count)
+    }
+
+    /// The loop among `count` that `url`'s origin keeps to when it keeps to one; nil when there is one loop.
+    static func home(of url: String, among count: Int) -> Int? {
+        count > 1 ? home(ofOrigin: origin(of: url), among: count) : nil
+    }
+
+    private static func home(ofOrigin origin: String, among count: Int) -> Int {
         var hasher = Hasher()
         hasher.combine(origin)
         return Int(UInt(bitPattern: hasher.finalize()) % UInt(count))

@@ -72,7 +72,7 @@ public struct ProfileKey: Sendable, Hashable {
         .init("capath", .text, forDelete: true), .init("cert", .text, forDelete: true),
         .init("key", .text, forDelete: true), .init("proxy", .text, forDelete: true),
         .init("noproxy", .text, forDelete: true), .init("http1_1", .flag, long: "http1.1", forDelete: true),
-        .init("http2", .flag, forDelete: true),
+        .init("http2", .flag, forDelete: true), .init("max_host_connections", .integer, forDelete: true),
         .init("types", .text), .init("min_files", .integer), .init("max_files", .integer), .init("max_size", .text),
         .init("max_total", .text), .init("skip_duplicates", .flag),
         .init("max_dimension", .integer), .init("convert", .text), .init("quality", .integer),
