@@ -27,6 +27,7 @@ struct SanitizerTests {
         #expect(redacted.contains("x-id=PutObject"))
         #expect(Redactor.url("http://user:pw@host/p?sig=s3cr3t") == "http://REDACTED@host/p?sig=REDACTED")
         #expect(Redactor.url("http://127.0.0.1:8080/datasets/1/images") == "http://127.0.0.1:8080/datasets/1/images")
+        #expect(Redactor.url("https://user:pw@host/dav/cat.jpg") == "https://REDACTED@host/dav/cat.jpg")
     }
 
     @Test("headers with CR or LF are refused")

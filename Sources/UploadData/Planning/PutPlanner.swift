@@ -20,11 +20,7 @@ public struct PutPlanner: RequestPlanner {
 
     /// The file's URL: each path component percent-encoded.
     public func url(for item: UploadItem) -> String {
-        let allowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/;?#%"))
-        let path = item.relativePath.split(separator: "/").map {
-            $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? String($0)
-        }.joined(separator: "/")
-        return baseURL + path
+        baseURL + URIEncoding.encodePath(item.relativePath)
     }
 
     public func destination(of item: UploadItem) -> String { Redactor.url(url(for: item)) }

@@ -15,6 +15,36 @@ enum URIEncoding {
         }
     }
 
+    /// Whether `byte` may stand unescaped in a URL path segment: the unreserved set and `!$&'()*+,:=@`, as
+    /// Foundation's `urlPathAllowed` less `/;?#%`.
+    static func isPathSegmentByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&")...UInt8(ascii: ","), UInt8(ascii: ":"),
+            UInt8(ascii: "="), UInt8(ascii: "@"):
+            true
+        default:
+            isUnreserved(byte)
+        }
+    }
+
+    /// Encodes a relative path for a URL: each segment's bytes outside `isPathSegmentByte` become `%XX`, the `/`
+    /// between segments stays. Foundation's `addingPercentEncoding` built its character set on every call, which
+    /// cost more than the rest of a request's planning (issue 20, docs/engine.md).
+    static func encodePath(_ path: some StringProtocol) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(path.utf8.count + 16)
+        for byte in path.utf8 {
+            if isPathSegmentByte(byte) || byte == UInt8(ascii: "/") {
+                out.append(byte)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Encodes bytes; `keepSlash` leaves `/` alone, as object keys in a path need.
     static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes, keepSlash: Bool = false) -> String {
         var out: [UInt8] = []

@@ -8,6 +8,8 @@ public enum Redactor {
 
     /// The URL with user info and secret query values replaced by `REDACTED`.
     public static func url(_ url: String) -> String {
+        // Most URLs have neither user info nor a query: one pass over the bytes, and the string comes back as is.
+        guard url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") }) else { return url }
         var text = url
         if let authorityStart = authorityStart(of: text) {
             let authorityEnd = text[authorityStart...].firstIndex(where: { "/?#".contains($0) }) ?? text.endIndex
