@@ -10,6 +10,27 @@ struct FileDigest {
     var md5Base64: String { Data(md5).base64EncodedString() }
     var md5Hex: String { URIEncoding.hex(md5) }
 
+    /// Digests of at least this many bytes are computed off the caller's thread (`computed`).
+    static let offThreadBytes: Int64 = 4 << 20
+
+    /// Digests where they cost no transfer: a request is planned on a curl loop's thread, and a part of 16 MiB
+    /// took tens of milliseconds to hash there, while none of that loop's transfers moved.
+    static func computed(_ item: UploadItem, offset: Int64 = 0, length: Int64? = nil) async throws(UploadError)
+        -> FileDigest
+    {
+        guard (length ?? item.size) >= offThreadBytes else { return try of(item, offset: offset, length: length) }
+        let result: Result<FileDigest, UploadError> = await withCheckedContinuation { continuation in
+            hashing.async {
+                continuation.resume(returning: Result { () throws(UploadError) in
+                    try of(item, offset: offset, length: length)
+                })
+            }
+        }
+        return try result.get()
+    }
+
+    private static let hashing = DispatchQueue(label: "uploader-tui.digest", qos: .utility, attributes: .concurrent)
+
     /// Reads `length` bytes from `offset` in 1 MiB chunks, so memory stays flat for any part size.
     static func of(_ item: UploadItem, offset: Int64 = 0, length: Int64? = nil) throws(UploadError) -> FileDigest {
         let length = length ?? item.size

@@ -116,7 +116,7 @@ struct MultipartUpload {
     private func uploadPart(_ number: Int, uploadID: String) async throws -> String {
         let offset = Int64(number - 1) * planner.partSize
         let length = min(planner.partSize, item.size - offset)
-        let digest = try FileDigest.of(item, offset: offset, length: length)
+        let digest = try await FileDigest.computed(item, offset: offset, length: length)
         let request = planner.signed(
             "PUT", url([("partNumber", String(number)), ("uploadId", uploadID)]),
             headers: [("Content-MD5", digest.md5Base64)], payloadHash: digest.sha256Hex,

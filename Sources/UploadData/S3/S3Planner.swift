@@ -42,7 +42,7 @@ public struct S3Planner: RequestPlanner {
     /// The single-PUT request, signed over the file's SHA-256 and carrying its Content-MD5.
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         let item = items[0]
-        let digest = try FileDigest.of(item)
+        let digest = try await FileDigest.computed(item)
         let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
         return signed(
             "PUT", url, headers: [("Content-Type", item.contentType), ("Content-MD5", digest.md5Base64)],
