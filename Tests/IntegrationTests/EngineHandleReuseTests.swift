@@ -46,6 +46,30 @@ struct EngineHandleReuseTests {
         await server.stop()
     }
 
+    @Test("a body of 8 MiB or more is read 512 KiB at a time; a smaller one after it, on the reset handle, 64 KiB")
+    func uploadBufferBySize() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        try folder.write("big.jpg", size: Int(CurlTransfer.largeBody), seed: 5, prefix: Magic.jpeg)
+        try folder.write("small.jpg", size: 300_000, seed: 6, prefix: Magic.jpeg)
+        let items = try FileScanner().scan([folder.path]).items
+        let byName = Dictionary(uniqueKeysWithValues: items.map { ($0.relativePath, $0) })
+        let (big, small) = (try #require(byName["big.jpg"]), try #require(byName["small.jpg"]))
+        let engine = CurlEngine(options: CurlEngine.Options(threads: 1))
+        let put = PutPlanner(baseURL: server.url("/files/run2"), headers: [], token: nil)
+        for (item, read) in [(big, CurlTransfer.largeBodyBuffer), (small, 64 << 10)] {
+            #expect(try await engine.send(try await put.request(for: [item]), probe: TransferProbe()).isSuccess)
+            #expect(engine.lastLargestRead == read, "\(item.relativePath)")
+            let stored = try sha256(ofFile: server.stored("files/run2/" + item.relativePath))
+            #expect(stored == (try sha256(ofFile: item.path)))
+        }
+        let post = MultipartPlanner.reference(server)
+        #expect(try await engine.send(try await post.request(for: [big]), probe: TransferProbe()).isSuccess)
+        #expect(engine.lastLargestRead == CurlTransfer.largeBodyBuffer, "a multipart body of a large file too")
+        engine.shutdown()
+        await server.stop()
+    }
+
     @Test("a failed request's handle is not kept: the next one still goes out whole")
     func afterAFailure() async throws {
         let server = try await ServerFixture.start()

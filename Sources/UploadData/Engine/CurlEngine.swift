@@ -186,6 +186,9 @@ public final class CurlEngine: UploadTransport {
     /// Easy handles that served another request after their own (for tests).
     var reusedHandles: Int { loops.reduce(0) { $0 + $1.reusedHandles.load(ordering: .relaxed) } }
 
+    /// The most libcurl asked a body for in one read, in the last transfer to finish on the first loop (for tests).
+    var lastLargestRead: Int { loops[0].lastLargestRead.load(ordering: .relaxed) }
+
     /// The curl threads, as an executor: a task resumes where its transfer ended, with no other thread woken
     /// (curl's own tool runs its transfers and bookkeeping on one loop the same way).
     public var taskExecutor: (any TaskExecutor)? { executor }

@@ -44,6 +44,8 @@ final class CurlLoop: @unchecked Sendable {
     private var idleHandles: [UnsafeMutableRawPointer] = []
     /// Handles reused so far (for tests).
     let reusedHandles = Atomic<Int>(0)
+    /// The largest read of the last transfer to finish (for tests).
+    let lastLargestRead = Atomic<Int>(0)
     /// Where a transfer notes whether its origin multiplexes, for the engine to keep such an origin to one loop.
     private let multiplexed: MultiplexedOrigins
     /// Transfers posted and not yet finished, read by other threads to pick the least busy loop.
@@ -265,6 +267,7 @@ final class CurlLoop: @unchecked Sendable {
         _ transfer: CurlTransfer, with outcome: Result<TransferResponse, UploadError>, keepingHandle: Bool = false
     ) {
         load.subtract(1, ordering: .relaxed)
+        lastLargestRead.store(transfer.largestRead, ordering: .relaxed)
         active[ObjectIdentifier(transfer.probe)] = nil
         if let easy = transfer.easy { ccurl_multi_remove_handle(multi, easy) }
         if keepingHandle, idleHandles.count < Self.idleHandlesKept, let handle = transfer.releaseForReuse() {

@@ -10,6 +10,12 @@ import UploadDomain
 /// (the caller creates it, then hands it over through that loop's locked command queue).
 final class CurlTransfer: @unchecked Sendable {
     static let responseCap = 1 << 20
+    /// A body of this many file bytes or more is read and sent `largeBodyBuffer` bytes at a time, not libcurl's
+    /// 64 KiB: a quarter of the read callbacks and send calls, the sending thread being what limits one large
+    /// upload on a fast link (2 GiB to nginx on loopback, docs/engine.md). Smaller bodies keep the default, so
+    /// many transfers in flight hold little memory.
+    static let largeBody: Int64 = 8 << 20
+    static let largeBodyBuffer = 512 << 10
 
     let request: TransferRequest
     let probe: TransferProbe
@@ -120,6 +126,9 @@ final class CurlTransfer: @unchecked Sendable {
             default: try set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
             }
         }
+        if fileBodies.reduce(0, { $0 + $1.length }) >= Self.largeBody {
+            try set(CURLOPT_UPLOAD_BUFFERSIZE, Self.largeBodyBuffer)
+        }
         for line in lines { headerList = ccurl_slist_append(headerList, line) }
         try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
     }
@@ -186,6 +195,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Bytes of the files read into the request body so far (a rewind counts down again).
     var bodyBytesRead: Int64 { fileBodies.reduce(0) { $0 + $1.bytesRead } }
+
+    /// The most libcurl asked the body for in one read (for tests).
+    var largestRead: Int { fileBodies.reduce(0) { max($0, $1.largestRead) } }
 
     /// The response once libcurl reports the transfer complete.
     func response() -> TransferResponse {

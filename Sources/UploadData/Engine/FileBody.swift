@@ -7,7 +7,8 @@ import UploadDomain
 ///
 /// The file is closed after the last read. It may come already open (the transfer opens its first files when it
 /// checks them, so a file is not opened twice); otherwise it is opened at the first read, as after a rewind. A whole
-/// file is hashed (XXH3-128) on the way, so the journal need not read it again; a rewind to the start (libcurl resending on a fresh connection) starts the hash over.
+/// file is hashed (XXH3-128) on the way, so the journal need not read it again; a rewind to the start (libcurl
+/// resending on a fresh connection) starts the hash over.
 ///
 /// Touched only on its transfer's curl thread, from libcurl's read and seek callbacks.
 final class FileBody {
@@ -17,6 +18,8 @@ final class FileBody {
     private var descriptor: Int32 = -1
     /// Bytes of the range read so far.
     private(set) var bytesRead: Int64 = 0
+    /// The most libcurl asked for in one read: its upload buffer's size (for tests).
+    private(set) var largestRead = 0
     /// nil for a part of a file, or once a rewind to the middle made the hash unusable.
     private var hashState: OpaquePointer?
     /// Why a read failed, for the error libcurl's abort turns into.
@@ -49,6 +52,7 @@ final class FileBody {
     /// `FileBody.paused` when the bandwidth cap has no tokens left.
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         // The end is checked first: libcurl asks once more after the last byte, and the file is closed by then.
+        largestRead = max(largestRead, capacity)
         let wanted = Int(min(Int64(capacity), length - bytesRead))
         guard wanted > 0 else { return 0 }
         if let throttle, throttle.allow(wanted) == 0 { return Self.paused }

@@ -21,9 +21,10 @@ struct FileDigest {
         guard (length ?? item.size) >= offThreadBytes else { return try of(item, offset: offset, length: length) }
         let result: Result<FileDigest, UploadError> = await withCheckedContinuation { continuation in
             hashing.async {
-                continuation.resume(returning: Result { () throws(UploadError) in
-                    try of(item, offset: offset, length: length)
-                })
+                continuation.resume(
+                    returning: Result { () throws(UploadError) in
+                        try of(item, offset: offset, length: length)
+                    })
             }
         }
         return try result.get()
