@@ -32,7 +32,8 @@ struct FileDigest {
 
     private static let hashing = DispatchQueue(label: "uploader-tui.digest", qos: .utility, attributes: .concurrent)
 
-    /// Reads `length` bytes from `offset` in 1 MiB chunks, so memory stays flat for any part size.
+    /// Reads `length` bytes from `offset` in 128 KiB chunks, so memory stays flat for any part size, and small with
+    /// many parts hashed at once.
     static func of(_ item: UploadItem, offset: Int64 = 0, length: Int64? = nil) throws(UploadError) -> FileDigest {
         let length = length ?? item.size
         let fd = open(item.path, O_RDONLY | O_CLOEXEC)
@@ -42,7 +43,7 @@ struct FileDigest {
         defer { close(fd) }
         var sha = SHA256()
         var md5 = Insecure.MD5()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var buffer = [UInt8](repeating: 0, count: 128 << 10)
         var position = offset
         var left = length
         while left > 0 {
