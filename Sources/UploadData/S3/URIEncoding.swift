@@ -31,26 +31,24 @@ enum URIEncoding {
     /// between segments stays. Foundation's `addingPercentEncoding` built its character set on every call, which
     /// cost more than the rest of a request's planning (issue 20, docs/engine.md).
     static func encodePath(_ path: some StringProtocol) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(path.utf8.count + 16)
-        for byte in path.utf8 {
-            if isPathSegmentByte(byte) || byte == UInt8(ascii: "/") {
-                out.append(byte)
-            } else {
-                out.append(UInt8(ascii: "%"))
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        escaping(path.utf8, capacity: path.utf8.count + 16) { isPathSegmentByte($0) || $0 == UInt8(ascii: "/") }
     }
 
     /// Encodes bytes; `keepSlash` leaves `/` alone, as object keys in a path need.
     static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes, keepSlash: Bool = false) -> String {
+        escaping(bytes, capacity: bytes.underestimatedCount * 3) {
+            isUnreserved($0) || (keepSlash && $0 == UInt8(ascii: "/"))
+        }
+    }
+
+    /// `bytes` with each one `keep` refuses written as `%XX`.
+    private static func escaping<Bytes: Sequence<UInt8>>(
+        _ bytes: Bytes, capacity: Int, keep: (UInt8) -> Bool
+    ) -> String {
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * 3)
+        out.reserveCapacity(capacity)
         for byte in bytes {
-            if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
+            if keep(byte) {
                 out.append(byte)
             } else {
                 out.append(UInt8(ascii: "%"))
