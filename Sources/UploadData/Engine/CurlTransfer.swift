@@ -11,7 +11,7 @@ import UploadDomain
 final class CurlTransfer: @unchecked Sendable {
     static let responseCap = 1 << 20
     /// A body of this many file bytes or more is read and sent `largeBodyBuffer` bytes at a time, not libcurl's
-    /// 64 KiB: a quarter of the read callbacks and send calls, the sending thread being what limits one large
+    /// 64 KiB: an eighth of the read callbacks and send calls, the sending thread being what limits one large
     /// upload on a fast link (2 GiB to nginx on loopback, docs/engine.md). Smaller bodies keep the default, so
     /// many transfers in flight hold little memory.
     static let largeBody: Int64 = 8 << 20

@@ -1,4 +1,3 @@
-import Foundation
 import UploadDomain
 
 /// Plain PUT: each file's raw bytes go to the base URL plus its relative path (WebDAV, `curl -T` servers).

@@ -13,8 +13,8 @@ struct FileDigest {
     /// Digests of at least this many bytes are computed off the caller's thread (`computed`).
     static let offThreadBytes: Int64 = 4 << 20
 
-    /// Digests where they cost no transfer: a request is planned on a curl loop's thread, and a part of 16 MiB
-    /// took tens of milliseconds to hash there, while none of that loop's transfers moved.
+    /// The digests, computed on the digest queue for a range of `offThreadBytes` or more: requests are planned on a
+    /// curl loop's thread, where hashing a 16 MiB part held up every transfer of that loop for tens of milliseconds.
     static func computed(_ item: UploadItem, offset: Int64 = 0, length: Int64? = nil) async throws(UploadError)
         -> FileDigest
     {
