@@ -8,7 +8,7 @@ struct JSONLine {
     private var bytes: [UInt8] = [UInt8(ascii: "{")]
 
     init() {
-        bytes.reserveCapacity(320)
+        bytes.reserveCapacity(512)
     }
 
     mutating func add(_ key: StaticString, _ value: String?) {

@@ -12,7 +12,7 @@ extension CurlTransfer {
     func openFiles() throws(UploadError) {
         closeUnusedFiles()
         for (index, item) in request.files.enumerated() {
-            let fd = open(item.path, O_RDONLY | O_CLOEXEC)
+            let fd = item.path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
             guard fd >= 0 else {
                 let cause = String(cString: strerror(errno))
                 closeUnusedFiles()

@@ -34,9 +34,9 @@ final class CurlTransfer: @unchecked Sendable {
     var openedFiles: [Int32] = []
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var body: [UInt8] = []
-    /// Digests of the response body, for a read-back (`request.digestsResponseBody`).
-    private var bodySHA256 = SHA256()
-    private var bodyMD5 = Insecure.MD5()
+    /// Digests of the response body, for a read-back (`request.digestsResponseBody`); nil for other requests,
+    /// which need not allocate them.
+    private var bodyDigests: (sha256: SHA256, md5: Insecure.MD5)?
     private var bodyBytes: Int64 = 0
     private var headers: [String: String] = [:]
     private var stallWatch: StallWatch
@@ -52,6 +52,7 @@ final class CurlTransfer: @unchecked Sendable {
         throttle = limiter.map(TransferThrottle.init)
         stallWatch = StallWatch(limit: UInt64(max(0, options.stallTimeout) * 1e9))
         errorBuffer.initialize(to: 0)
+        if request.digestsResponseBody { bodyDigests = (SHA256(), Insecure.MD5()) }
     }
 
     deinit {
@@ -129,7 +130,7 @@ final class CurlTransfer: @unchecked Sendable {
         if fileBodies.reduce(0, { $0 + $1.length }) >= Self.largeBody {
             try set(CURLOPT_UPLOAD_BUFFERSIZE, Self.largeBodyBuffer)
         }
-        for line in lines { headerList = ccurl_slist_append(headerList, line) }
+        for line in lines { headerList = line.withCString { ccurl_slist_append(headerList, $0) } }
         try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
     }
 
@@ -172,12 +173,12 @@ final class CurlTransfer: @unchecked Sendable {
         self.mime = mime
         for field in fields {
             let part = ccurl_mime_addpart(mime)
-            try check(ccurl_mime_name(part, field.name))
-            try check(ccurl_mime_data(part, field.value, -1))  // CURL_ZERO_TERMINATED
+            try check(field.name.withCString { ccurl_mime_name(part, $0) })
+            try check(field.value.withCString { ccurl_mime_data(part, $0, -1) })  // CURL_ZERO_TERMINATED
         }
         for (index, item) in files.enumerated() {
             let part = ccurl_mime_addpart(mime)
-            try check(ccurl_mime_name(part, fileField))
+            try check(fileField.withCString { ccurl_mime_name(part, $0) })
             // Streamed from disk by our callbacks (pread, hashed on the way); libcurl escapes quotes and CR/LF
             // in the name.
             let file = FileBody(item, descriptor: takeOpened(index))
@@ -187,8 +188,8 @@ final class CurlTransfer: @unchecked Sendable {
                 ccurl_mime_data_cb(
                     part, curl_off_t(item.size), CurlCallbacks.read, CurlCallbacks.seek, nil,
                     Unmanaged.passUnretained(file).toOpaque()))
-            try check(ccurl_mime_filename(part, item.relativePath))
-            try check(ccurl_mime_type(part, item.contentType))
+            try check(item.relativePath.withCString { ccurl_mime_filename(part, $0) })
+            try check(item.contentType.withCString { ccurl_mime_type(part, $0) })
         }
         try check(ccurl_easy_setopt_mime(easy, mime))
     }
@@ -206,10 +207,10 @@ final class CurlTransfer: @unchecked Sendable {
         var response = TransferResponse(
             status: status, headers: headers, body: String(decoding: body, as: UTF8.self),
             contentHashes: fileBodies.map(\.contentHash))
-        if request.digestsResponseBody {
+        if let bodyDigests {
             response.bodyDigest = BodyDigest(
-                md5: URIEncoding.hex(bodyMD5.finalize()), sha256: URIEncoding.hex(bodySHA256.finalize()),
-                size: bodyBytes)
+                md5: URIEncoding.hex(bodyDigests.md5.finalize()),
+                sha256: URIEncoding.hex(bodyDigests.sha256.finalize()), size: bodyBytes)
         }
         return response
     }
@@ -275,7 +276,7 @@ final class CurlTransfer: @unchecked Sendable {
     func changedFile() -> UploadError? {
         for item in request.files {
             var info = stat()
-            guard stat(item.path, &info) == 0 else {
+            guard item.path.withCString({ stat($0, &info) }) == 0 else {
                 return UploadError(.fileChanged, file: item.relativePath, cause: "the file is gone")
             }
             let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
@@ -322,10 +323,10 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: - Callback bodies (curl thread)
 
     func appendBody(_ bytes: UnsafeRawBufferPointer) {
-        if request.digestsResponseBody {
+        if bodyDigests != nil {
             // A stored file of any size: hashed as it streams; only a start is kept, for an error's excerpt.
-            bodySHA256.update(bufferPointer: bytes)
-            bodyMD5.update(bufferPointer: bytes)
+            bodyDigests?.sha256.update(bufferPointer: bytes)
+            bodyDigests?.md5.update(bufferPointer: bytes)
             bodyBytes += Int64(bytes.count)
             if body.count < 4096 { body.append(contentsOf: bytes.prefix(4096 - body.count)) }
             return
@@ -384,8 +385,9 @@ final class CurlTransfer: @unchecked Sendable {
         try check(ccurl_easy_setopt_long(easy, option, value))
     }
 
+    /// `withCString`, not the implicit conversion of a `String` argument, which copies it to the heap every time.
     private func set(_ option: CURLoption, _ value: String) throws(UploadError) {
-        try check(ccurl_easy_setopt_string(easy, option, value))
+        try check(value.withCString { ccurl_easy_setopt_string(easy, option, $0) })
     }
 
     private func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer) throws(UploadError) {

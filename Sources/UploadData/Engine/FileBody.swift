@@ -57,7 +57,7 @@ final class FileBody {
         guard wanted > 0 else { return 0 }
         if let throttle, throttle.allow(wanted) == 0 { return Self.paused }
         if descriptor < 0 {
-            descriptor = open(item.path, O_RDONLY | O_CLOEXEC)
+            descriptor = item.path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
             guard descriptor >= 0 else { return fail() }
         }
         let count = pread(descriptor, buffer, wanted, off_t(start + bytesRead))

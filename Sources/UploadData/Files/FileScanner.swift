@@ -241,7 +241,7 @@ public struct FileScanner: Sendable {
     /// Size, modification time and first bytes of the regular file `name` in the folder open as `folder`.
     private static func probe(_ name: String, in folder: Int32, path: String, relative: String) -> Found {
         // O_NONBLOCK: should the file have become a FIFO since it was listed, opening it must not wait for a writer.
-        let descriptor = openat(folder, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = name.withCString { openat(folder, $0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard descriptor >= 0 else { return failed(path, relative: relative, String(cString: strerror(errno))) }
         defer { close(descriptor) }
         var info = stat()

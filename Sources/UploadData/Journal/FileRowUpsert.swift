@@ -44,9 +44,12 @@ struct FileRowUpsert {
             let index = Int32(offset + 1)
             let code: Int32
             switch value {
-            case .text(let text?):
-                code = text.utf8CString.withUnsafeBufferPointer { buffer in
-                    sqlite3_bind_text(handle, index, buffer.baseAddress, Int32(buffer.count - 1), Self.transient)
+            case .text(var text?):
+                // The bytes in place (a short string's on the stack): `utf8CString` copied each to the heap.
+                code = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) {
+                        sqlite3_bind_text(handle, index, $0.baseAddress ?? Self.empty, Int32($0.count), Self.transient)
+                    }
                 }
             case .integer(let number?):
                 code = sqlite3_bind_int64(handle, index, number)
@@ -66,6 +69,11 @@ struct FileRowUpsert {
         guard code != SQLITE_OK else { return }
         let message = sqlite3_errmsg(connection).map { String(cString: $0) }
         throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: Self.sql)
+    }
+
+    /// An empty text's bytes: a null pointer would bind NULL.
+    private static var empty: UnsafePointer<CChar> {
+        UnsafeRawPointer(("" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)
     }
 
     /// SQLITE_TRANSIENT, a macro Swift does not import: SQLite copies the text before the call returns.
