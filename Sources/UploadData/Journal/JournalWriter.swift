@@ -164,12 +164,11 @@ final class JournalWriter: Sendable {
         }
         return try queue.write { db in
             var jobs: [HashJob] = []
-            var fileRows: FileRowUpsert?
+            let fileRows = try FileRowUpsert(db)
             for write in JournalWrite.coalesced(writes) {
                 switch write {
                 case .file(let entry, let time):
-                    if fileRows == nil { fileRows = try FileRowUpsert(db) }
-                    try upsert(entry, at: time, with: fileRows!)
+                    try upsert(entry, at: time, with: fileRows)
                     if write.wantsHash {
                         jobs.append(
                             HashJob(
