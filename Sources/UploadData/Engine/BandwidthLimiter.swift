@@ -16,6 +16,9 @@ final class BandwidthLimiter: Sendable {
         capped = Atomic(rate != nil)
     }
 
+    /// Whether a cap is set.
+    var isCapped: Bool { capped.load(ordering: .relaxed) }
+
     /// Bytes per second, nil when uncapped.
     var rate: Int64? { bucket.withLock { $0.rate } }
 

@@ -30,6 +30,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The files streamed into the body, in the request's order (one for a PUT, one per multipart file part).
     private var fileBodies: [FileBody] = []
+    /// A small request's whole body, sent with its headers; nil for a streamed one.
+    private var inline: InlineBody?
     /// Descriptors `openFiles` kept for the bodies, by file index; -1 where the body opens the file itself.
     var openedFiles: [Int32] = []
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -103,6 +105,36 @@ final class CurlTransfer: @unchecked Sendable {
         lines += request.headers.map { "\($0.name): \($0.value)" }
         if let token = request.bearerToken { lines.append("Authorization: Bearer \(token)") }
 
+        if try prepareInline(&lines) {
+            // Sent with the headers.
+        } else {
+            try prepareBody(&lines)
+        }
+        if fileBodies.reduce(0, { $0 + $1.length }) >= Self.largeBody {
+            try set(CURLOPT_UPLOAD_BUFFERSIZE, Self.largeBodyBuffer)
+        }
+        for line in lines { headerList = line.withCString { ccurl_slist_append(headerList, $0) } }
+        try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+    }
+
+    /// A small request's body read whole and given to libcurl as `POSTFIELDS`, which it sends in the same write as
+    /// the headers (`InlineBody`); false for a request streamed instead.
+    private func prepareInline(_ lines: inout [String]) throws(UploadError) -> Bool {
+        // Under a bandwidth cap every byte goes through the limiter's reads.
+        guard options.maxSendSpeed == 0, throttle?.limiter.isCapped != true, InlineBody.fits(request),
+            let body = try InlineBody(request, descriptor: takeOpened)
+        else { return false }
+        inline = body
+        lines.append("Content-Type: \(body.contentType)")
+        try check(ccurl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
+        try set(CURLOPT_POSTFIELDS, pointer: body.baseAddress)
+        if request.method != .post { try set(CURLOPT_CUSTOMREQUEST, request.method.rawValue) }
+        return true
+    }
+
+    /// A body streamed from disk through the read callbacks, or a small in-memory one.
+    private func prepareBody(_ lines: inout [String]) throws(UploadError) {
+        guard let easy else { return }
         switch request.body {
         case .multipart(let fields, let fileField, let files):
             try buildMultipart(easy, fields: fields, fileField: fileField, files: files)
@@ -127,11 +159,6 @@ final class CurlTransfer: @unchecked Sendable {
             default: try set(CURLOPT_CUSTOMREQUEST, request.method.rawValue)
             }
         }
-        if fileBodies.reduce(0, { $0 + $1.length }) >= Self.largeBody {
-            try set(CURLOPT_UPLOAD_BUFFERSIZE, Self.largeBodyBuffer)
-        }
-        for line in lines { headerList = line.withCString { ccurl_slist_append(headerList, $0) } }
-        try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
     }
 
     /// CA certificates, client identity and proxy: one place, so every request of a run (uploads, presign, token
@@ -206,7 +233,7 @@ final class CurlTransfer: @unchecked Sendable {
         if let easy { _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
         var response = TransferResponse(
             status: status, headers: headers, body: String(decoding: body, as: UTF8.self),
-            contentHashes: fileBodies.map(\.contentHash))
+            contentHashes: inline?.contentHashes ?? fileBodies.map(\.contentHash))
         if let bodyDigests {
             response.bodyDigest = BodyDigest(
                 md5: URIEncoding.hex(bodyDigests.md5.finalize()),
@@ -316,6 +343,7 @@ final class CurlTransfer: @unchecked Sendable {
         easy = nil
         if let mime { ccurl_mime_free(mime) }
         mime = nil
+        inline = nil
         if let headerList { ccurl_slist_free_all(headerList) }
         headerList = nil
     }
