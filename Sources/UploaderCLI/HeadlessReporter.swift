@@ -156,7 +156,7 @@ public actor HeadlessReporter {
                 line.add("concurrency", snapshot.concurrency)
                 line.add("auto", rawJSON: snapshot.concurrencyIsAuto ? "true" : "false")
                 line.add("bytes_per_second", snapshot.progress.bytesPerSecond)
-                line.add("ts", Self.timestamp())
+                line.addNow("ts")
                 output.standardOutput(line.text)
             }
             // By index: only the rows in flight are copied out, not every row of a long queue at every tick.
@@ -231,7 +231,7 @@ public actor HeadlessReporter {
             let items = mediaIDs.map { $0.map(JSONLine.quote) ?? "null" }.joined(separator: ",")
             line.add("media_ids", rawJSON: "[" + items + "]")
         }
-        line.add("ts", Self.timestamp())
+        line.addNow("ts")
         output.standardOutput(line.text)
     }
 
@@ -267,7 +267,7 @@ public actor HeadlessReporter {
             line.add("eta_high_s", Int(eta.high.components.seconds))
         }
         line.add("destination", file.destination)
-        line.add("ts", Self.timestamp())
+        line.addNow("ts")
         return line.text
     }
 
@@ -280,31 +280,10 @@ public actor HeadlessReporter {
         return kib * 1024
     }
 
-    /// UTC with milliseconds, e.g. `2026-11-22T08:40:01.123Z`. By hand, into one buffer: an ISO8601DateFormatter
-    /// per line cost more than the rest of the NDJSON writer together, and so did building it from small arrays.
+    /// UTC with milliseconds, e.g. `2026-11-22T08:40:01.123Z`.
     static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return String(unsafeUninitializedCapacity: 24) { text in
-            /// Writes `value` as `count` digits at `at`, then `separator`.
-            func put(_ value: Int, _ count: Int, at start: Int, then separator: UInt8) {
-                var rest = value
-                for index in stride(from: start + count - 1, through: start, by: -1) {
-                    text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
-                text[start + count] = separator
-            }
-            put(Int(parts.tm_year) + 1900, 4, at: 0, then: UInt8(ascii: "-"))
-            put(Int(parts.tm_mon) + 1, 2, at: 5, then: UInt8(ascii: "-"))
-            put(Int(parts.tm_mday), 2, at: 8, then: UInt8(ascii: "T"))
-            put(Int(parts.tm_hour), 2, at: 11, then: UInt8(ascii: ":"))
-            put(Int(parts.tm_min), 2, at: 14, then: UInt8(ascii: ":"))
-            put(Int(parts.tm_sec), 2, at: 17, then: UInt8(ascii: "."))
-            put(now.tv_nsec / 1_000_000, 3, at: 20, then: UInt8(ascii: "Z"))
+        String(unsafeUninitializedCapacity: 24) { text in
+            JSONLine.writeNow(to: text.baseAddress!)
             return 24
         }
     }

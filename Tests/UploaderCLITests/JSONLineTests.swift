@@ -27,6 +27,20 @@ struct JSONLineTests {
         #expect(object["missing"] is NSNull)
     }
 
+    @Test("a line longer than its first buffer grows and keeps every byte")
+    func longLine() throws {
+        var line = JSONLine()
+        let long = String(repeating: "é\"x", count: 700)
+        line.add("first", long)
+        for index in 0..<100 { line.add("n", index) }
+        let plain = String(repeating: "plain/", count: 300)
+        line.add("plain", plain)
+        line.add("last", long)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.text.utf8)) as? [String: Any])
+        #expect(object["first"] as? String == long && object["last"] as? String == long)
+        #expect(object["n"] as? Int == 99 && object["plain"] as? String == plain)
+    }
+
     @Test("integers are written digit by digit, signs and extremes included")
     func integers() {
         var line = JSONLine()

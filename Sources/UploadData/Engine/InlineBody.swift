@@ -37,42 +37,60 @@ final class InlineBody {
     /// - Throws: `fileUnreadable` when a file cannot be read, `fileChanged` when it is shorter than scanned.
     init?(_ request: TransferRequest, boundary given: String? = nil, descriptor: (Int) -> Int32) throws(UploadError) {
         let files = request.files
-        if case .file(_, let type) = request.body { contentType = type }
-        var heads: [[UInt8]] = []
-        var closing: [UInt8] = []
-        var boundary = ""
-        if case .multipart(let fields, let fileField, _) = request.body {
-            boundary = given ?? Self.boundary()
-            contentType = "multipart/form-data; boundary=" + boundary
-            let dashes = "--" + boundary + "\r\n"
-            var text = ""
-            for field in fields {
-                text += dashes + "Content-Disposition: form-data; name=\"\(Self.escaped(field.name))\"\r\n\r\n"
-                text += field.value + "\r\n"
+        var capacity = files.reduce(0) { $0 + Int($1.size) }
+        var form: (fields: [FormField], fileField: String, boundary: [UInt8])?
+        switch request.body {
+        case .multipart(let fields, let fileField, _):
+            let boundary = given.map { Array($0.utf8) } ?? Self.boundary()
+            let text = String(decoding: boundary, as: UTF8.self)
+            if fields.contains(where: { $0.value.contains(text) }) { return nil }
+            contentType = "multipart/form-data; boundary=" + text
+            form = (fields, fileField, boundary)
+            // Each part's headers, names at most three times as long escaped; 128 covers the fixed text.
+            capacity += fields.reduce(0) { $0 + 128 + 3 * $1.name.utf8.count + $1.value.utf8.count }
+            capacity += files.reduce(0) {
+                $0 + 128 + 3 * (fileField.utf8.count + $1.relativePath.utf8.count) + $1.contentType.utf8.count
             }
-            for item in files {
-                text += dashes + "Content-Disposition: form-data; name=\"\(Self.escaped(fileField))\"; filename=\""
-                text += Self.escaped(item.relativePath) + "\"\r\nContent-Type: " + item.contentType + "\r\n\r\n"
-                heads.append(Array(text.utf8))
-                text = "\r\n"
-            }
-            closing = Array((text + "--" + boundary + "--\r\n").utf8)
-            if fields.contains(where: { $0.value.contains(boundary) }) { return nil }
+            capacity += 128
+        case .file(_, let type):
+            contentType = type
+        case .fileRange, .bytes, .none:
+            break
         }
-        let fileBytes = files.reduce(0) { $0 + Int($1.size) }
-        let capacity = heads.reduce(0) { $0 + $1.count } + fileBytes + closing.count
         storage = .allocate(byteCount: max(1, capacity), alignment: 16)
         var collides = false
+        if let form {
+            for field in form.fields {
+                opening(form.boundary)
+                put("Content-Disposition: form-data; name=\"")
+                putEscaped(field.name)
+                put("\"\r\n\r\n")
+                put(field.value)
+            }
+        }
         for (index, item) in files.enumerated() {
-            if index < heads.count { append(heads[index]) }
+            if let form {
+                opening(form.boundary)
+                put("Content-Disposition: form-data; name=\"")
+                putEscaped(form.fileField)
+                put("\"; filename=\"")
+                putEscaped(item.relativePath)
+                put("\"\r\nContent-Type: ")
+                put(item.contentType)
+                put("\r\n\r\n")
+            }
             let start = count
             try read(item, descriptor: descriptor(index))
             let content = UnsafeRawBufferPointer(rebasing: storage[start..<count])
             contentHashes.append(FileHasher.hex(XXH3_128bits(content.baseAddress, content.count)))
             // A boundary inside a file would end its part early.
-            if !boundary.isEmpty, !collides { collides = Self.contains(boundary.utf8.suffix(16), in: content) }
+            if let form, !collides { collides = Self.contains(form.boundary.suffix(16), in: content) }
         }
-        append(closing)
+        if let form {
+            put("\r\n--")
+            put(form.boundary)
+            put("--\r\n")
+        }
         if collides { return nil }
     }
 
@@ -83,12 +101,45 @@ final class InlineBody {
     /// The body, for `CURLOPT_POSTFIELDS`; valid while this object lives.
     var baseAddress: UnsafeMutableRawPointer { storage.baseAddress! }
 
-    private func append(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { source in
-            guard let from = source.baseAddress else { return }
-            (storage.baseAddress! + count).copyMemory(from: from, byteCount: source.count)
-        }
+    /// A part's delimiter: CR LF before every one but the first.
+    private func opening(_ boundary: [UInt8]) {
+        if count > 0 { put("\r\n") }
+        put("--")
+        put(boundary)
+        put("\r\n")
+    }
+
+    private func put(_ bytes: UnsafeRawBufferPointer) {
+        guard let from = bytes.baseAddress, !bytes.isEmpty else { return }
+        (storage.baseAddress! + count).copyMemory(from: from, byteCount: bytes.count)
         count += bytes.count
+    }
+
+    private func put(_ text: StaticString) {
+        put(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private func put(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { put($0) }
+    }
+
+    private func put(_ text: String) {
+        var text = text
+        text.withUTF8 { put(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// libcurl's form escaping of a part's name or file name: `"`, CR and LF percent-encoded.
+    private func putEscaped(_ name: String) {
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): put("%22")
+            case 13: put("%0D")
+            case 10: put("%0A")
+            default:
+                storage[count] = byte
+                count += 1
+            }
+        }
     }
 
     /// Appends the whole of `item`, read from `descriptor` (closed here) or opened by path.
@@ -113,37 +164,27 @@ final class InlineBody {
         count += done
     }
 
-    /// libcurl's form escaping of a part's name or file name.
-    static func escaped(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == 13 || $0 == 10 }) else { return name }
-        var text = ""
-        for scalar in name.unicodeScalars {
-            switch scalar {
-            case "\"": text += "%22"
-            case "\r": text += "%0D"
-            case "\n": text += "%0A"
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text
-    }
-
     /// libcurl's shape of boundary (24 dashes, 16 hex digits), from a random seed of the process and a count, so
     /// no two bodies share one and none costs a system call.
-    static func boundary() -> String {
+    static func boundary() -> [UInt8] {
         var mixed = seed &+ counter.add(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
         mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
         mixed ^= mixed >> 31
-        let hex = String(mixed, radix: 16)
-        return String(repeating: "-", count: 24) + String(repeating: "0", count: 16 - hex.count) + hex
+        var text = [UInt8](repeating: UInt8(ascii: "-"), count: 40)
+        for index in 24..<40 {
+            let digit = UInt8(mixed >> 60)
+            text[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+            mixed <<= 4
+        }
+        return text
     }
 
     private static let seed = UInt64.random(in: .min ... .max)
     private static let counter = Atomic<UInt64>(0)
 
     /// Whether `needle` (the boundary's random digits) occurs in `haystack`.
-    private static func contains(_ needle: Substring.UTF8View, in haystack: UnsafeRawBufferPointer) -> Bool {
+    private static func contains(_ needle: ArraySlice<UInt8>, in haystack: UnsafeRawBufferPointer) -> Bool {
         let needle = Array(needle)
         guard let base = haystack.baseAddress, needle.count <= haystack.count else { return false }
         let last = haystack.count - needle.count
