@@ -249,10 +249,13 @@ struct UploadRun {
 
 extension UploadRun {
     /// "12 of 24 files carry a GPS location; --strip-metadata removes it", or nil: said once, unless the metadata is
-    /// stripped. Read from the images' headers while the uploads run (libvips is loaded only when there are images).
+    /// stripped. Read from the images' headers while the uploads run; libvips, with its modules tens of milliseconds
+    /// of CPU to load, only when there are images of a type that can hold EXIF.
     static func locationNote(_ plan: UploadPlan) async -> String? {
         guard !plan.imageOptions.stripMetadata else { return nil }
-        let images = plan.items.filter { $0.skipReason == nil && $0.sniffedType?.hasPrefix("image/") == true }
+        let images = plan.items.filter {
+            $0.skipReason == nil && $0.sniffedType.map(MediaType.mayCarryLocation) == true
+        }
         guard !images.isEmpty, VipsImagePreparer.libraryProblem() == nil else { return nil }
         let probe = VipsImagePreparer()
         var located = 0

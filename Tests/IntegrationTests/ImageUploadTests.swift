@@ -17,7 +17,7 @@ struct ImageUploadTests {
         }
         configure(image)
         guard case .success = image.save(to: path, format: format, quality: 90, strip: false) else {
-            throw TestFailure(description: "saving \(path): \(VipsLibrary.takeError() ?? "")")
+            throw TestFailure(description: "saving \(path): \(VipsLibrary.takeError(about: [path]))")
         }
     }
 
@@ -41,7 +41,7 @@ struct ImageUploadTests {
             image.set("exif-ifd3-GPSLatitude", "51/1 30/1 0/1")
         }
         guard let decoded = VipsImage.header(path: jpeg), decoded.saveHEIC(to: path, quality: 50) else {
-            throw TestFailure(description: "saving \(path): \(VipsLibrary.takeError() ?? "")")
+            throw TestFailure(description: "saving \(path): \(VipsLibrary.takeError(about: [path]))")
         }
     }
 
@@ -117,6 +117,14 @@ struct ImageUploadTests {
             binary, [folder.path, "--put", server.url("/files/g/"), "--no-tui", "--no-resume"])
         #expect(plain.status == 0, "\(plain.standardError)")
         #expect(plain.standardError.contains("note: 1 of 2 files carries a GPS location; --strip-metadata removes it"))
+        // Images of types that cannot hold EXIF are not counted, nor opened: "1 of 1", not "1 of 3".
+        let mixed = try TestFolder("gps-mixed")
+        try sidewaysPhotoWithGPS(mixed.path + "/a.jpg")
+        try mixed.write("c.bmp", size: 100, seed: 1, prefix: Array("BM".utf8))
+        try mixed.write("d.gif", size: 100, seed: 2, prefix: Array("GIF89a".utf8))
+        let counted = try await ChildProcess.run(
+            binary, [mixed.path, "--put", server.url("/files/m/"), "--no-tui", "--no-resume"])
+        #expect(counted.standardError.contains("note: 1 of 1 file carries a GPS location"), "\(counted.standardError)")
 
         let tmp = try TestFolder("tmp-put")
         let converted = try await ChildProcess.run(

@@ -69,6 +69,15 @@ public enum MediaType {
         "image/bmp", "application/pdf", "application/zip", "video/mp4", "video/quicktime",
     ]
 
+    /// Whether files of the sniffed `type` can hold EXIF metadata, a GPS location among it; GIF and BMP cannot.
+    public static func mayCarryLocation(_ type: String) -> Bool {
+        exifTypes.contains(type)
+    }
+
+    private static let exifTypes: Set<String> = [
+        "image/jpeg", "image/png", "image/webp", "image/heic", "image/heif", "image/avif", "image/tiff",
+    ]
+
     /// Magic bytes first, then the extension, then `application/octet-stream`.
     public static func detect(header: [UInt8], name: String) -> String {
         sniff(header) ?? forExtension(of: name) ?? "application/octet-stream"

@@ -1,4 +1,5 @@
 import CVips
+import Synchronization
 
 /// libvips as the preparer uses it: loaded on first use, with its process-wide error buffer read as one line.
 enum VipsLibrary {
@@ -7,12 +8,40 @@ enum VipsLibrary {
         cvips_load_error().map { String(cString: $0) }
     }
 
-    /// libvips' pending error messages as one line (they come one per line, often repeated), then clears them.
-    static func takeError() -> String {
-        guard let text = cvips_take_error() else { return "unknown libvips error" }
-        defer { cvips_free_string(text) }
-        return oneLine(String(cString: text))
+    /// The messages about `paths` (an image's input, its output) as one line, then clears them; without a message
+    /// about them, every message waiting.
+    ///
+    /// libvips' buffer is the process's: a worker's take also empties the messages of another worker's failure, so
+    /// what a take finds but does not claim waits here for the failure whose paths it names (two images failing
+    /// on a full disk at once each say so, not "unknown libvips error").
+    static func takeError(about paths: [String]) -> String {
+        let lines: [Substring] = unclaimed.withLock { waiting in
+            if let text = cvips_take_error() {
+                waiting += String(cString: text).split(whereSeparator: \.isNewline)
+                cvips_free_string(text)
+            }
+            var mine: [Substring] = []
+            var rest: [Substring] = []
+            var claiming = false
+            for line in waiting {
+                if paths.contains(where: { line.contains($0) }) {
+                    claiming = true
+                    mine.append(line)
+                } else if claiming, line.hasPrefix("unix error:") {
+                    mine.append(line)  // the system's reason, on the line after the one naming the file
+                } else {
+                    claiming = false
+                    rest.append(line)
+                }
+            }
+            if mine.isEmpty { swap(&mine, &rest) }
+            waiting = Array(rest.suffix(64))
+            return mine
+        }
+        return lines.isEmpty ? "unknown libvips error" : oneLine(lines.joined(separator: "\n"))
     }
+
+    private static let unclaimed = Mutex<[Substring]>([])
 
     /// `text`'s non-empty lines, trimmed, without repeats, joined by "; " and cut at 300 characters.
     static func oneLine(_ text: String) -> String {
@@ -37,7 +66,7 @@ final class VipsImage {
         cvips_release(pointer)
     }
 
-    /// Opens `path` reading only its header; nil on failure (the reason is in `VipsLibrary.takeError()`).
+    /// Opens `path` reading only its header; nil on failure (the reason is in `VipsLibrary.takeError(about:)`).
     static func header(path: String) -> VipsImage? {
         cvips_open(path).map(VipsImage.init)
     }
@@ -95,7 +124,7 @@ final class VipsImage {
     }
 
     /// Encodes into `path`; on failure the system's error of the write (ENOSPC, …), or 0 when the image was at fault
-    /// (the reason is in `VipsLibrary.takeError()`). A failure may leave a partial file for the caller to remove.
+    /// (the reason is in `VipsLibrary.takeError(about:)`). A failure may leave a partial file for the caller to remove.
     func save(to path: String, format: ImageOutputFormat, quality: Int, strip: Bool) -> Result<Void, SaveFailure> {
         var errorNumber: Int32 = 0
         let failed =

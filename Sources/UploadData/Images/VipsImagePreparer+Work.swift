@@ -57,7 +57,7 @@ extension VipsImagePreparer {
     /// `errorNumber`: the system's error of the failed write, which says a full disk even when another worker's
     /// failure emptied libvips' process-wide error buffer first.
     func failure(_ item: UploadItem, writing output: String? = nil, errorNumber: Int32 = 0) -> UploadError {
-        let message = VipsLibrary.takeError()
+        let message = VipsLibrary.takeError(about: [item.path] + (output.map { [$0] } ?? []))
         // The file vanished or became unreadable since the scan: say so, rather than blame its content.
         if access(item.path, R_OK) != 0 {
             return UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))

@@ -69,7 +69,7 @@ public final class VipsImagePreparer: ImagePreparing {
         guard Self.imageType(of: item) != nil else { return nil }
         let result: Result<(width: Int, height: Int, hasLocation: Bool)?, Never> = await workers.result {
             guard VipsLibrary.loadError() == nil, let header = VipsImage.header(path: item.path) else {
-                _ = VipsLibrary.takeError()
+                _ = VipsLibrary.takeError(about: [item.path])
                 return .success(nil)
             }
             return .success((header.width, header.height, header.hasLocation))

@@ -14,7 +14,7 @@ public enum VipsThumbnailer {
                 path, Int32(clamping: maxWidth), Int32(clamping: maxHeight), &width, &height)
         else {
             // The reason would only say why a non-image is no image; the preview shows "no preview".
-            _ = VipsLibrary.takeError()
+            _ = VipsLibrary.takeError(about: [path])
             return nil
         }
         // No cvips_trim here, unlike the preparer: a preview's buffers are a few kilobytes.

@@ -58,7 +58,7 @@ struct ImageScratch {
         }
         configure(image)
         guard case .success = image.save(to: path, format: format, quality: quality, strip: false) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: VipsLibrary.takeError()])
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: VipsLibrary.takeError(about: [path])])
         }
         return try item(relativePath)
     }

@@ -21,7 +21,7 @@ struct VipsThumbnailerTests {
         let path = scratch.root + "/in/" + name
         let image = try #require(VipsImage.pixels(Self.quadrants, width: 4, height: 4))
         guard case .success = image.save(to: path, format: .png, quality: 90, strip: false) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: VipsLibrary.takeError()])
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: VipsLibrary.takeError(about: [path])])
         }
         return path
     }
