@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UploadDomain
 
 /// Turns path arguments into upload items: files as they are, folders walked.
@@ -169,13 +170,16 @@ public struct FileScanner: Sendable {
             entries.append((name, Int32(entry.pointee.d_type)))
         }
         entries.sort { $0.name < $1.name }
+        // Regular files are probed after the listing, together: in parallel when there are many.
+        var slots: [Slot] = []
+        var files: [FileToProbe] = []
         for (name, type) in entries {
             let path = folder + "/" + name
             let rel = relative.isEmpty ? name : relative + "/" + name
             var kind = Self.kind(ofEntryType: type)
             if kind == nil {
                 guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
-                    found.append(Self.failed(path, relative: rel, String(cString: strerror(errno))))
+                    slots.append(.found(Self.failed(path, relative: rel, String(cString: strerror(errno)))))
                     continue
                 }
                 kind = info.st_mode & S_IFMT
@@ -187,11 +191,11 @@ public struct FileScanner: Sendable {
             }
             if kind == S_IFLNK {
                 guard followSymlinks else {
-                    found.append(Self.unfollowed(name, in: descriptor, path: path, relative: rel))
+                    slots.append(.found(Self.unfollowed(name, in: descriptor, path: path, relative: rel)))
                     continue
                 }
                 guard fstatat(descriptor, name, &info, 0) == 0 else {
-                    found.append(Self.failed(path, relative: rel, String(cString: strerror(errno))))
+                    slots.append(.found(Self.failed(path, relative: rel, String(cString: strerror(errno)))))
                     continue
                 }
                 kind = info.st_mode & S_IFMT
@@ -199,19 +203,72 @@ public struct FileScanner: Sendable {
             }
             switch kind {
             case S_IFREG:
-                found.append(Self.probe(name, in: descriptor, path: path, relative: rel))
+                slots.append(.probe(files.count))
+                files.append(FileToProbe(name: name, path: path, relative: rel))
             case S_IFDIR:
                 if selection.prunes(folder: rel) {
                     left.folders += 1
                 } else if recursive {
-                    walk(
-                        path, relative: rel, visited: &visited, into: &found, notes: &notes, links: &links, left: &left)
+                    slots.append(.folder(path, relative: rel))
                 } else {
                     notes.append("\(Sanitizer.displayName(rel))/: folder not uploaded (use --recursive)")
                 }
             default:
                 notes.append("\(Sanitizer.displayName(rel)): not a regular file, not uploaded")
             }
+        }
+        let probed = Self.probe(files, in: descriptor)
+        for slot in slots {
+            switch slot {
+            case .found(let entry):
+                found.append(entry)
+            case .probe(let index):
+                found.append(probed[index])
+            case .folder(let path, let rel):
+                walk(path, relative: rel, visited: &visited, into: &found, notes: &notes, links: &links, left: &left)
+            }
+        }
+    }
+
+    /// A folder entry in name order: found already, a file to probe, or a folder to walk.
+    private enum Slot {
+        case found(Found)
+        case probe(Int)
+        case folder(String, relative: String)
+    }
+
+    private struct FileToProbe: Sendable {
+        var name: String
+        var path: String
+        var relative: String
+    }
+
+    /// From this many files in a folder they are probed on several threads: a file costs four system calls, about
+    /// 4 µs, and 10,000 of them were 40 ms on the way to the first request.
+    static let parallelProbes = 128
+
+    /// The files of the folder open as `folder`, probed in order; by blocks on up to four threads when there are many.
+    private static func probe(_ files: [FileToProbe], in folder: Int32) -> [Found] {
+        let workers = min(4, ProcessInfo.processInfo.activeProcessorCount)
+        guard files.count >= parallelProbes, workers > 1 else {
+            return files.map { probe($0.name, in: folder, path: $0.path, relative: $0.relative) }
+        }
+        let block = 64
+        let next = Atomic<Int>(0)
+        return [Found](unsafeUninitializedCapacity: files.count) { buffer, count in
+            nonisolated(unsafe) let results = buffer
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while true {
+                    let start = next.add(block, ordering: .relaxed).oldValue
+                    guard start < files.count else { return }
+                    for index in start..<min(start + block, files.count) {
+                        let file = files[index]
+                        (results.baseAddress! + index).initialize(
+                            to: probe(file.name, in: folder, path: file.path, relative: file.relative))
+                    }
+                }
+            }
+            count = files.count
         }
     }
 
