@@ -46,6 +46,32 @@ struct FileScannerTests {
         }
     }
 
+    @Test("a folder of many files, probed on several threads, keeps name order, sizes, types and links in place")
+    func manyFilesInParallel() throws {
+        let count = FileScanner.parallelProbes * 3 + 7
+        var files: [String: [UInt8]] = [:]
+        for index in 0..<count {
+            let name = String(format: "f%04d", index) + (index % 3 == 0 ? ".png" : ".txt")
+            files[name] = index % 3 == 0 ? png : Array(repeating: UInt8(index % 251), count: index)
+        }
+        files["sub/inner.txt"] = Array("x".utf8)
+        try withFolder(files) { root in
+            symlink("/etc/hostname", root + "/f0100.link")
+            let result = try FileScanner(recursive: true).scan([root])
+            let expected = (files.keys.map { $0 } + ["f0100.link"]).sorted()
+            #expect(result.items.map(\.relativePath) == expected)
+            #expect(result.items.map(\.id) == Array(0..<expected.count))
+            for item in result.items where item.relativePath.hasPrefix("f") && !item.relativePath.hasSuffix(".link") {
+                let bytes = try #require(files[item.relativePath])
+                #expect(item.size == Int64(bytes.count), "\(item.relativePath)")
+                let type = item.relativePath.hasSuffix(".png") ? "image/png" : "text/plain"
+                #expect(item.contentType == type && item.unreadableReason == nil, "\(item.relativePath)")
+            }
+            let link = try #require(result.items.first { $0.relativePath == "f0100.link" })
+            #expect(link.skipReason?.contains("/etc/hostname") == true)
+        }
+    }
+
     @Test("hidden entries only when asked; a file argument is named by itself; repeats count once")
     func hiddenFilesAndArguments() throws {
         try withFolder([".secret": [1], "x.dat": [2, 3], ".cache/y.dat": [4]]) { root in
