@@ -11,6 +11,7 @@ static const char *const libraries[] = {"libssl.so.3", "libssl.so.1.1"};
 #define SSL_FILETYPE_PEM 1
 
 typedef struct ssl_ctx SSL_CTX;
+typedef struct x509_store X509_STORE;
 typedef struct ssl_method SSL_METHOD;
 typedef int (*password_callback)(char *buffer, int size, int rwflag, void *data);
 
@@ -19,13 +20,15 @@ static struct {
     SSL_CTX *(*SSL_CTX_new)(const SSL_METHOD *);
     void (*SSL_CTX_free)(SSL_CTX *);
     void (*SSL_CTX_set_default_passwd_cb)(SSL_CTX *, password_callback);
-    int (*SSL_CTX_load_verify_locations)(SSL_CTX *, const char *, const char *);
     int (*SSL_CTX_use_certificate_chain_file)(SSL_CTX *, const char *);
     int (*SSL_CTX_use_PrivateKey_file)(SSL_CTX *, const char *, int);
     int (*SSL_CTX_check_private_key)(const SSL_CTX *);
     unsigned long (*ERR_peek_last_error)(void);
     const char *(*ERR_reason_error_string)(unsigned long);
     void (*ERR_clear_error)(void);
+    X509_STORE *(*X509_STORE_new)(void);
+    void (*X509_STORE_free)(X509_STORE *);
+    int (*X509_STORE_load_locations)(X509_STORE *, const char *, const char *);
 } ssl;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -40,8 +43,9 @@ static void load(void) {
 #define BIND(name)                                                                                                    \
     if ((*(void **)&ssl.name = dlsym(library, #name)) == NULL) return;
     BIND(TLS_method) BIND(SSL_CTX_new) BIND(SSL_CTX_free) BIND(SSL_CTX_set_default_passwd_cb)
-    BIND(SSL_CTX_load_verify_locations) BIND(SSL_CTX_use_certificate_chain_file) BIND(SSL_CTX_use_PrivateKey_file)
+    BIND(SSL_CTX_use_certificate_chain_file) BIND(SSL_CTX_use_PrivateKey_file)
     BIND(SSL_CTX_check_private_key) BIND(ERR_peek_last_error) BIND(ERR_reason_error_string) BIND(ERR_clear_error)
+    BIND(X509_STORE_new) BIND(X509_STORE_free) BIND(X509_STORE_load_locations)
 #undef BIND
     available = 1;
 }
@@ -69,12 +73,17 @@ static SSL_CTX *context(void) {
     return ctx;
 }
 
+// A certificate store alone, as SSL_CTX_load_verify_locations fills a context's: the same parsing and errors, without
+// the context, whose creation (fetching every cipher from OpenSSL's providers) cost more than the check itself.
 ccurl_tls_check ccurl_tls_check_ca_file(const char *path, char *reason, size_t size) {
-    SSL_CTX *ctx = context();
-    if (ctx == NULL) return CCURL_TLS_UNCHECKED;
+    pthread_once(&once, load);
+    if (!available) return CCURL_TLS_UNCHECKED;
+    ssl.ERR_clear_error();
+    X509_STORE *store = ssl.X509_STORE_new();
+    if (store == NULL) return CCURL_TLS_UNCHECKED;
     ccurl_tls_check result = CCURL_TLS_OK;
-    if (ssl.SSL_CTX_load_verify_locations(ctx, path, NULL) != 1) result = failed(CCURL_TLS_BAD_CA_FILE, reason, size);
-    ssl.SSL_CTX_free(ctx);
+    if (ssl.X509_STORE_load_locations(store, path, NULL) != 1) result = failed(CCURL_TLS_BAD_CA_FILE, reason, size);
+    ssl.X509_STORE_free(store);
     return result;
 }
 
