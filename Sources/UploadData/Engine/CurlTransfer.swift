@@ -105,11 +105,7 @@ final class CurlTransfer: @unchecked Sendable {
         lines += request.headers.map { "\($0.name): \($0.value)" }
         if let token = request.bearerToken { lines.append("Authorization: Bearer \(token)") }
 
-        if try prepareInline(&lines) {
-            // Sent with the headers.
-        } else {
-            try prepareBody(&lines)
-        }
+        if try !prepareInline(&lines) { try prepareBody(&lines) }
         if fileBodies.reduce(0, { $0 + $1.length }) >= Self.largeBody {
             try set(CURLOPT_UPLOAD_BUFFERSIZE, Self.largeBodyBuffer)
         }
@@ -132,7 +128,7 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// A body streamed from disk through the read callbacks, or a small in-memory one.
+    /// A body streamed from disk through the read callbacks (MIME parts or a file), an in-memory one, or none.
     private func prepareBody(_ lines: inout [String]) throws(UploadError) {
         guard let easy else { return }
         switch request.body {
