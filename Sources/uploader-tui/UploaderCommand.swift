@@ -38,7 +38,7 @@ struct UploaderCommand: AsyncParsableCommand {
             ProcessExit.now(ExitStatus.usage.rawValue)
         }
         do {
-            parsed = try parseAsRoot(arguments)
+            parsed = try parse(arguments)
         } catch {
             exit(parsing: error)
         }
@@ -90,6 +90,29 @@ struct UploaderCommand: AsyncParsableCommand {
         }
         ProcessExit.now(status.rawValue)
     }
+
+    /// `parseAsRoot`, but an upload's arguments (no subcommand named, no help or version asked for) go straight to
+    /// `UploadCommand`: the root's parse first reflects over every subcommand's options, dynamic casts that each scan
+    /// the binary's protocol conformances, before the first request. Should that parse fail, the root parses again,
+    /// so help and usage errors read as they always did.
+    private static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        if let first = arguments.first, !rootWords.contains(first),
+            !arguments.contains(where: { rootFlags.contains($0) }),
+            let upload = try? UploadCommand.parseAsRoot(arguments) as? UploadCommand
+        {
+            return upload
+        }
+        return try parseAsRoot(arguments)
+    }
+
+    /// The subcommands' names (and `help`), which only the root parse knows.
+    private static let rootWords: Set<String> = Set(
+        configuration.subcommands.map { $0._commandName } + ["help"])
+
+    /// What the root answers itself.
+    private static let rootFlags: Set<String> = [
+        "-h", "--help", "-help", "--version", "--generate-completion-script", "--experimental-dump-help",
+    ]
 
     /// The run process of an interactive run: the typed arguments parsed again, profiles included (issue 18).
     private static func serveRun(
