@@ -46,12 +46,14 @@ final class InlineBody {
             if fields.contains(where: { $0.value.contains(text) }) { return nil }
             contentType = "multipart/form-data; boundary=" + text
             form = (fields, fileField, boundary)
-            // Each part's headers, names at most three times as long escaped; 128 covers the fixed text.
-            capacity += fields.reduce(0) { $0 + 128 + 3 * $1.name.utf8.count + $1.value.utf8.count }
+            // A part's delimiter and headers: the fixed text is under 90 bytes, names escaped at most three times
+            // as long.
+            let fixed = 90 + boundary.count
+            capacity += fields.reduce(0) { $0 + fixed + 3 * $1.name.utf8.count + $1.value.utf8.count }
             capacity += files.reduce(0) {
-                $0 + 128 + 3 * (fileField.utf8.count + $1.relativePath.utf8.count) + $1.contentType.utf8.count
+                $0 + fixed + 3 * (fileField.utf8.count + $1.relativePath.utf8.count) + $1.contentType.utf8.count
             }
-            capacity += 128
+            capacity += fixed
         case .file(_, let type):
             contentType = type
         case .fileRange, .bytes, .none:
@@ -111,6 +113,7 @@ final class InlineBody {
 
     private func put(_ bytes: UnsafeRawBufferPointer) {
         guard let from = bytes.baseAddress, !bytes.isEmpty else { return }
+        assert(count + bytes.count <= storage.count, "the capacity counted in init")
         (storage.baseAddress! + count).copyMemory(from: from, byteCount: bytes.count)
         count += bytes.count
     }
