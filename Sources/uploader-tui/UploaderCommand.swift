@@ -105,7 +105,8 @@ struct UploaderCommand: AsyncParsableCommand {
         return try parseAsRoot(arguments)
     }
 
-    /// The subcommands' names (and `help`), which only the root parse knows.
+    /// The subcommands' names (and `help`), which only the root parse knows; `_commandName` is ArgumentParser's own
+    /// (the configured name, else the one it derives from the type).
     private static let rootWords: Set<String> = Set(
         configuration.subcommands.map { $0._commandName } + ["help"])
 
