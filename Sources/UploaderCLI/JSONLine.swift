@@ -25,10 +25,7 @@ struct JSONLine: ~Copyable {
         guard let text = value else { return putNull() }
         // Most text (file names, URLs, statuses) needs no escape: copied in one go.
         let copied = text.utf8.withContiguousStorageIfAvailable { utf8 in
-            // Controls, `"`, `\`, DEL, and 0xE2, which may start U+2028 or U+2029 (line breaks to JavaScript).
-            for byte in utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F || byte == 0xE2 {
-                return false
-            }
+            for byte in utf8 where !JSONText.isPlain(byte) { return false }
             reserve(utf8.count + 2)
             storage[count] = UInt8(ascii: "\"")
             if let base = utf8.baseAddress { (storage + count + 1).update(from: base, count: utf8.count) }

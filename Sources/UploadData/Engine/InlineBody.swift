@@ -174,13 +174,8 @@ final class InlineBody {
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
         mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
         mixed ^= mixed >> 31
-        var text = [UInt8](repeating: UInt8(ascii: "-"), count: 40)
-        for index in 24..<40 {
-            let digit = UInt8(mixed >> 60)
-            text[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
-            mixed <<= 4
-        }
-        return text
+        let digits = withUnsafeBytes(of: mixed) { URIEncoding.hex($0) }
+        return [UInt8](repeating: UInt8(ascii: "-"), count: 24) + digits.utf8
     }
 
     private static let seed = UInt64.random(in: .min ... .max)

@@ -1,15 +1,18 @@
 /// JSON string literals as UTF-8 bytes, for the NDJSON writer and the journal's batch lookups.
 public enum JSONText {
+    /// Whether `byte` goes into a JSON string as it is: not `"`, `\`, a C0 control, DEL, or 0xE2 (which may start
+    /// U+2028 or U+2029).
+    @inlinable
+    public static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0x7F && byte != 0xE2
+    }
+
     /// Appends `text` as a JSON string literal. Escapes `"`, `\`, C0 controls, DEL, and U+2028/U+2029 (line
     /// breaks to JavaScript); every other byte is copied as it is.
     public static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         // Most text (file names, URLs, statuses) needs no escape: copied in one go, not byte by byte.
-        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.allSatisfy {
-                $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") && $0 != 0x7F && $0 != 0xE2
-            }
-        }
+        let plain = text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isPlain) }
         if plain == true {
             out.append(contentsOf: text.utf8)
             out.append(UInt8(ascii: "\""))
