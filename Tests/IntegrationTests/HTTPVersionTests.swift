@@ -62,6 +62,26 @@ struct HTTPVersionTests {
         await nginx.stop()
     }
 
+    @Test("over HTTP/2 and TLS a PUT's DATA frames each fill one TLS record, not a full one and a 9-byte one")
+    func framesFitRecords() async throws {
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates)
+        let relay = try TLSRecordRelay(to: nginx.http2Port)
+        try await upload(certificates, to: "https://127.0.0.1:\(relay.port)/records/", ["--http2"])
+        relay.stop()
+        let requests = nginx.connections(port: nginx.http2Port).filter { $0.uri.hasPrefix("/records/") }
+        #expect(requests.count == Self.files && requests.allSatisfy { $0.protocolName == "HTTP/2.0" })
+        // A record holding 16,384 bytes has a length field of 16,401 (content type and tag added); one holding a
+        // lone 9-byte frame header, 26. A 16 KiB frame sent whole is one of each: about 96 of them for 1.6 MB.
+        let lengths = relay.recordLengths
+        let full = lengths.filter { $0 == 16_401 }.count
+        let loneHeaders = lengths.filter { $0 == 26 }.count
+        #expect(full >= Self.files * (200_000 / 16_384), "\(full) full records")
+        // The one 9-byte frame a client sends on its own is its SETTINGS acknowledgement, once per connection.
+        #expect(loneHeaders <= 4, "\(loneHeaders) records of a 9-byte frame alone")
+        await nginx.stop()
+    }
+
     @Test("--max-host-connections 2: 16 files, 8 in flight over HTTP/1.1, on 2 connections; the rest wait, none stalls")
     func hostConnectionCap() async throws {
         let certificates = try await TestCertificates.make()

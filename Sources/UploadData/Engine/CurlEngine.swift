@@ -151,8 +151,10 @@ public final class CurlEngine: UploadTransport {
 
     public func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
         if stopped.load(ordering: .relaxed) { throw UploadError(.cancelled) }
-        let transfer = CurlTransfer(request: request, probe: probe, options: options, limiter: limiter)
         let mayMultiplex = options.httpVersion.waitsForMultiplexing(to: request.url)
+        let transfer = CurlTransfer(
+            request: request, probe: probe, options: options, limiter: limiter,
+            mayUseHTTP2OverTLS: multiplexed.mayMultiplex(request.url, untilAnswered: mayMultiplex))
         // A host's connection cap holds within one multi handle: with a cap, each host keeps to a loop of its own.
         let home =
             options.maxHostConnections > 0

@@ -22,6 +22,9 @@ final class CurlTransfer: @unchecked Sendable {
     let options: CurlEngine.Options
     /// The transfer's share of the engine's `--bwlimit`; nil for a request made outside an engine.
     let throttle: TransferThrottle?
+    /// Whether the request may go over HTTP/2 with TLS, where a streamed file is read a frame-fitting chunk at a
+    /// time (`FileBody.frameFittingRead`).
+    let mayUseHTTP2OverTLS: Bool
     let cancelRequested = Atomic<Bool>(false)
     var continuation: CheckedContinuation<TransferResponse, any Error>?
 
@@ -46,11 +49,13 @@ final class CurlTransfer: @unchecked Sendable {
     private var stalled = false
 
     init(
-        request: TransferRequest, probe: TransferProbe, options: CurlEngine.Options, limiter: BandwidthLimiter? = nil
+        request: TransferRequest, probe: TransferProbe, options: CurlEngine.Options, limiter: BandwidthLimiter? = nil,
+        mayUseHTTP2OverTLS: Bool = false
     ) {
         self.request = request
         self.probe = probe
         self.options = options
+        self.mayUseHTTP2OverTLS = mayUseHTTP2OverTLS
         throttle = limiter.map(TransferThrottle.init)
         stallWatch = StallWatch(limit: UInt64(max(0, options.stallTimeout) * 1e9))
         errorBuffer.initialize(to: 0)
@@ -176,6 +181,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func streamFile(_ file: FileBody) throws(UploadError) {
         file.throttle = throttle
+        // A multipart body's parts are read through libcurl's MIME reader, which fills its whole buffer whatever a
+        // part's read returns, so only a file sent as the body itself can be read frame by frame.
+        if mayUseHTTP2OverTLS { file.readLimit = FileBody.frameFittingRead }
         fileBodies = [file]
         let data = Unmanaged.passUnretained(file).toOpaque()
         try set(CURLOPT_UPLOAD, 1)

@@ -26,6 +26,14 @@ final class FileBody {
     private(set) var failure: String?
     /// The `--bwlimit` share of the transfer the body belongs to.
     var throttle: TransferThrottle?
+    /// The most one read hands libcurl, whatever its buffer holds (`frameFittingRead` over HTTP/2 and TLS).
+    var readLimit = Int.max
+
+    /// A read that fills one HTTP/2 DATA frame to exactly one TLS record. libcurl 7.88 makes each chunk a read
+    /// returns into DATA frames of at most 16,384 bytes, and writes each frame with its 9-byte header in one
+    /// `SSL_write`: a full frame becomes a 16,384-byte record and a 9-byte one, two `send`s and two records for the
+    /// server to open. A read of 16,384 - 9 bytes makes a frame that fits one record.
+    static let frameFittingRead = 16_384 - 9
 
     /// What `read(into:capacity:)` answers when the bandwidth cap says wait: the transfer is to pause.
     static let paused = -2
@@ -53,7 +61,7 @@ final class FileBody {
     func read(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> Int {
         // The end is checked first: libcurl asks once more after the last byte, and the file is closed by then.
         largestRead = max(largestRead, capacity)
-        let wanted = Int(min(Int64(capacity), length - bytesRead))
+        let wanted = Int(min(Int64(min(capacity, readLimit)), length - bytesRead))
         guard wanted > 0 else { return 0 }
         if let throttle, throttle.allow(wanted) == 0 { return Self.paused }
         if descriptor < 0 {

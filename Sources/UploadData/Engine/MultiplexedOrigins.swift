@@ -16,6 +16,13 @@ final class MultiplexedOrigins: Sendable {
         origins.withLock { $0[origin] = multiplexed }
     }
 
+    /// Whether `url`'s origin multiplexes as far as is known: as it last answered, else `untilAnswered`.
+    func mayMultiplex(_ url: String, untilAnswered: Bool) -> Bool {
+        guard untilAnswered else { return false }
+        let origin = Self.origin(of: url)
+        return origins.withLock { $0[origin] } ?? true
+    }
+
     /// The index among `count` loops that serves `url`: its origin's own when it multiplexes, or may (`mayMultiplex`
     /// and not yet answered); nil when any loop will do.
     func loop(for url: String, mayMultiplex: Bool, among count: Int) -> Int? {
