@@ -81,6 +81,39 @@ struct HTTPVersionTests {
         await nginx.stop()
     }
 
+    @Test("over HTTP/2 and TLS a multipart POST arrives whole, in DATA frames that each fill one TLS record")
+    func multipartFramesFitRecords() async throws {
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates)
+        let relay = try TLSRecordRelay(to: nginx.http2Port)
+        let folder = try TestFolder()
+        var contents: [String: [UInt8]] = [:]
+        for index in 0..<3 {
+            let name = "p\(index).jpg"
+            try folder.write(name, size: 90_000 + index, seed: UInt64(index), prefix: Magic.jpeg)
+            contents[name] = try Array(Data(contentsOf: URL(fileURLWithPath: folder.path + "/" + name)))
+        }
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", "https://127.0.0.1:\(relay.port)/form/batch", "--batch", "all", "--no-tui",
+                "--cacert", certificates.caCertificate, "--http2",
+            ],
+            environment: TLSTrustTests.bare)
+        relay.stop()
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        // nginx read the POST whole and stored it as it came: the multipart body, every file in a part of its own.
+        let body = try Array(Data(contentsOf: URL(fileURLWithPath: nginx.davRoot + "/form/batch")))
+        for (name, content) in contents {
+            let head = Array("; filename=\"\(name)\"\r\nContent-Type: image/jpeg\r\n\r\n".utf8)
+            let at = try #require(RawCapture.find(head, in: body), "\(name)'s part")
+            #expect(Array(body[(at + head.count)...].prefix(content.count)) == content, "\(name)'s bytes")
+        }
+        let loneHeaders = relay.recordLengths.filter { $0 == 26 }.count
+        #expect(loneHeaders <= 4, "\(loneHeaders) records of a 9-byte frame alone")
+        await nginx.stop()
+    }
+
     @Test("--max-host-connections 2: 16 files, 8 in flight over HTTP/1.1, on 2 connections; the rest wait, none stalls")
     func hostConnectionCap() async throws {
         let certificates = try await TestCertificates.make()

@@ -12,15 +12,7 @@ struct InlineBodyTests {
     func multipartAsLibcurlFramesIt() async throws {
         let capture = try RawCapture()
         let folder = try TestFolder()
-        try folder.write("quote\"d.jpg", size: 3_000, seed: 1, prefix: Magic.jpeg)
-        try folder.write("cr\rlf\n.png", size: 20_000, seed: 2, prefix: Magic.png)
-        try folder.write("empty.bin", size: 0, seed: 3)
-        let items = try FileScanner().scan([folder.path]).items
-        let planner = MultipartPlanner(
-            url: capture.url, fileField: "fi\"le",
-            fields: [FormField(name: "no\"te", value: "a\r\nb"), FormField(name: "plain", value: "x")],
-            headers: [], token: nil, batchSize: 3, idempotencyKeys: false)
-        let request = try await planner.request(for: items)
+        let (request, items) = try await capture.hostileForm(in: folder, sizes: (3_000, 20_000))
         let engine = CurlEngine(options: CurlEngine.Options(threads: 1))
 
         let inline = try await engine.send(request, probe: TransferProbe())
@@ -36,7 +28,7 @@ struct InlineBodyTests {
         let boundary = try #require(sent.header("Content-Type")?.components(separatedBy: "boundary=").last)
         let mimeBoundary = try #require(mime.header("Content-Type")?.components(separatedBy: "boundary=").last)
         #expect(boundary.count == mimeBoundary.count && boundary != mimeBoundary)
-        let same = Self.replacing(Array(mimeBoundary.utf8), with: Array(boundary.utf8), in: mime.body) == sent.body
+        let same = RawCapture.replacing(Array(mimeBoundary.utf8), with: Array(boundary.utf8), in: mime.body) == sent.body
         #expect(same, "the MIME body with the inline boundary: the same bytes (\(mime.body.count), \(sent.body.count))")
         #expect(sent.header("Content-Length") == String(sent.body.count))
         #expect(sent.header("Content-Length") == mime.header("Content-Length"))
@@ -128,17 +120,6 @@ struct InlineBodyTests {
         #expect(try InlineBody(request([items[1]], []), boundary: boundary, descriptor: { _ in -1 }) != nil)
         let field = [FormField(name: "f", value: boundary)]
         #expect(try InlineBody(request([items[1]], field), boundary: boundary, descriptor: { _ in -1 }) == nil)
-    }
-
-    /// `body` with every `old` replaced by `new`, of the same length.
-    private static func replacing(_ old: [UInt8], with new: [UInt8], in body: [UInt8]) -> [UInt8] {
-        var result = body
-        var from = 0
-        while let at = RawCapture.find(old, in: Array(result[from...])) {
-            result.replaceSubrange((from + at)..<(from + at + old.count), with: new)
-            from += at + old.count
-        }
-        return result
     }
 
     private static func occurs(_ needle: [UInt8], in haystack: [UInt8]) -> Bool {

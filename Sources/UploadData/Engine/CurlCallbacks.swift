@@ -38,6 +38,22 @@ enum CurlCallbacks {
         return read < 0 ? ccurl_readfunc_abort() : read
     }
 
+    /// Reads a `MultipartStream`, as `read` does a file.
+    static let readStream: curl_read_callback = { buffer, size, count, userdata in
+        guard let buffer, let userdata else { return ccurl_readfunc_abort() }
+        let stream = Unmanaged<MultipartStream>.fromOpaque(userdata).takeUnretainedValue()
+        let read = stream.read(into: buffer, capacity: size * count)
+        if read == FileBody.paused { return Int(CURL_READFUNC_PAUSE) }
+        return read < 0 ? ccurl_readfunc_abort() : read
+    }
+
+    /// Rewinds a `MultipartStream`, as `seek` does a file.
+    static let seekStream: curl_seek_callback = { userdata, offset, origin in
+        guard let userdata, origin == SEEK_SET else { return CURL_SEEKFUNC_CANTSEEK }
+        let stream = Unmanaged<MultipartStream>.fromOpaque(userdata).takeUnretainedValue()
+        return stream.seek(to: Int64(offset)) ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL
+    }
+
     /// Rewinds a `FileBody` when libcurl sends the body again (a fresh connection after a dead reused one).
     static let seek: curl_seek_callback = { userdata, offset, origin in
         guard let userdata, origin == SEEK_SET else { return CURL_SEEKFUNC_CANTSEEK }

@@ -102,6 +102,8 @@ public final class CurlEngine: UploadTransport {
     private let stopped = Atomic<Bool>(false)
     /// Set by the `shutdown()` that waits for the threads.
     private let joined = Atomic<Bool>(false)
+    /// For tests: bodies are read as for HTTP/2 over TLS whatever the URL, so a plain listener sees their bytes.
+    let readsAsForHTTP2OverTLS = Atomic<Bool>(false)
 
     /// Starts the engine's threads and returns at once; a thread's first libcurl call loads libcurl, or waits for
     /// the thread that is loading it (see `libraryProblem`).
@@ -154,7 +156,8 @@ public final class CurlEngine: UploadTransport {
         let mayMultiplex = options.httpVersion.waitsForMultiplexing(to: request.url)
         let transfer = CurlTransfer(
             request: request, probe: probe, options: options, limiter: limiter,
-            mayUseHTTP2OverTLS: multiplexed.mayMultiplex(request.url, untilAnswered: mayMultiplex))
+            mayUseHTTP2OverTLS: readsAsForHTTP2OverTLS.load(ordering: .relaxed)
+                || multiplexed.mayMultiplex(request.url, untilAnswered: mayMultiplex))
         // A host's connection cap holds within one multi handle: with a cap, each host keeps to a loop of its own.
         let home =
             options.maxHostConnections > 0

@@ -35,6 +35,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var fileBodies: [FileBody] = []
     /// A small request's whole body, sent with its headers; nil for a streamed one.
     private var inline: InlineBody?
+    /// A multipart body framed here rather than by libcurl's MIME API (over HTTP/2 and TLS).
+    private var stream: MultipartStream?
     /// Descriptors `openFiles` kept for the bodies, by file index; -1 where the body opens the file itself.
     var openedFiles: [Int32] = []
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -137,6 +139,8 @@ final class CurlTransfer: @unchecked Sendable {
     private func prepareBody(_ lines: inout [String]) throws(UploadError) {
         guard let easy else { return }
         switch request.body {
+        case .multipart(let fields, let fileField, let files) where mayUseHTTP2OverTLS:
+            try streamMultipart(fields: fields, fileField: fileField, files: files, headers: &lines)
         case .multipart(let fields, let fileField, let files):
             try buildMultipart(easy, fields: fields, fileField: fileField, files: files)
         case .file(let item, let contentType):
@@ -193,6 +197,26 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_SEEKDATA, pointer: data)
         try check(ccurl_easy_setopt_off(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(file.length)))
         if request.method == .post { try set(CURLOPT_CUSTOMREQUEST, "POST") }
+    }
+
+    /// A multipart body read a frame-fitting chunk at a time, through `MultipartStream`.
+    private func streamMultipart(
+        fields: [FormField], fileField: String, files: [UploadItem], headers lines: inout [String]
+    ) throws(UploadError) {
+        fileBodies = files.indices.map { FileBody(files[$0], descriptor: takeOpened($0)) }
+        for file in fileBodies { file.throttle = throttle }
+        let stream = MultipartStream(
+            fields: fields, fileField: fileField, files: files, bodies: fileBodies, boundary: MultipartBoundary.make())
+        stream.readLimit = FileBody.frameFittingRead
+        self.stream = stream
+        lines.append("Content-Type: \(stream.contentType)")
+        let data = Unmanaged.passUnretained(stream).toOpaque()
+        try set(CURLOPT_POST, 1)
+        try check(ccurl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(stream.length)))
+        try check(ccurl_easy_setopt_read(easy, CurlCallbacks.readStream))
+        try set(CURLOPT_READDATA, pointer: data)
+        try check(ccurl_easy_setopt_seek(easy, CurlCallbacks.seekStream))
+        try set(CURLOPT_SEEKDATA, pointer: data)
     }
 
     private func buildMultipart(
@@ -348,6 +372,7 @@ final class CurlTransfer: @unchecked Sendable {
         if let mime { ccurl_mime_free(mime) }
         mime = nil
         inline = nil
+        stream = nil
         if let headerList { ccurl_slist_free_all(headerList) }
         headerList = nil
     }

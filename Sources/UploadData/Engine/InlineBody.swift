@@ -1,6 +1,5 @@
 import CXXHash
 import Glibc
-import Synchronization
 import UploadDomain
 
 /// A body small enough to go out in the same write as the request's headers.
@@ -8,9 +7,9 @@ import UploadDomain
 /// libcurl appends a `POSTFIELDS` body of under 64 KiB to the buffer that holds the request's headers, where a MIME
 /// or read-callback body always costs a second `send`, and the server a second read (libcurl 7.88; later versions
 /// fill that buffer from any body). So the files of a small request are read whole when it is prepared, hashed
-/// (XXH3-128, as `FileBody` does on the way) and, for a multipart request, framed here exactly as libcurl's MIME
-/// API frames them: the same part headers, `"`, CR and LF in names percent-encoded.
-final class InlineBody {
+/// (XXH3-128, as `FileBody` does on the way) and, for a multipart request, framed exactly as libcurl's MIME API
+/// frames them (`MultipartFraming`).
+final class InlineBody: MultipartFraming {
     /// File bytes at most, so that with the framing the body stays under libcurl's 64 KiB.
     static let limit: Int64 = 48 << 10
 
@@ -41,7 +40,7 @@ final class InlineBody {
         var form: (fields: [FormField], fileField: String, boundary: [UInt8])?
         switch request.body {
         case .multipart(let fields, let fileField, _):
-            let boundary = given.map { Array($0.utf8) } ?? Self.boundary()
+            let boundary = given.map { Array($0.utf8) } ?? MultipartBoundary.make()
             let text = String(decoding: boundary, as: UTF8.self)
             if fields.contains(where: { $0.value.contains(text) }) { return nil }
             contentType = "multipart/form-data; boundary=" + text
@@ -62,25 +61,10 @@ final class InlineBody {
         storage = .allocate(byteCount: max(1, capacity), alignment: 16)
         var collides = false
         if let form {
-            for field in form.fields {
-                opening(form.boundary)
-                put("Content-Disposition: form-data; name=\"")
-                putEscaped(field.name)
-                put("\"\r\n\r\n")
-                put(field.value)
-            }
+            for field in form.fields { putField(field, boundary: form.boundary) }
         }
         for (index, item) in files.enumerated() {
-            if let form {
-                opening(form.boundary)
-                put("Content-Disposition: form-data; name=\"")
-                putEscaped(form.fileField)
-                put("\"; filename=\"")
-                putEscaped(item.relativePath)
-                put("\"\r\nContent-Type: ")
-                put(item.contentType)
-                put("\r\n\r\n")
-            }
+            if let form { putFileHead(item, fileField: form.fileField, boundary: form.boundary) }
             let start = count
             try read(item, descriptor: descriptor(index))
             let content = UnsafeRawBufferPointer(rebasing: storage[start..<count])
@@ -88,11 +72,7 @@ final class InlineBody {
             // A boundary inside a file would end its part early.
             if let form, !collides { collides = Self.contains(form.boundary.suffix(16), in: content) }
         }
-        if let form {
-            put("\r\n--")
-            put(form.boundary)
-            put("--\r\n")
-        }
+        if let form { putEnd(boundary: form.boundary) }
         if collides { return nil }
     }
 
@@ -103,46 +83,11 @@ final class InlineBody {
     /// The body, for `CURLOPT_POSTFIELDS`; valid while this object lives.
     var baseAddress: UnsafeMutableRawPointer { storage.baseAddress! }
 
-    /// A part's delimiter: CR LF before every one but the first.
-    private func opening(_ boundary: [UInt8]) {
-        if count > 0 { put("\r\n") }
-        put("--")
-        put(boundary)
-        put("\r\n")
-    }
-
-    private func put(_ bytes: UnsafeRawBufferPointer) {
+    func put(_ bytes: UnsafeRawBufferPointer) {
         guard let from = bytes.baseAddress, !bytes.isEmpty else { return }
         assert(count + bytes.count <= storage.count, "the capacity counted in init")
         (storage.baseAddress! + count).copyMemory(from: from, byteCount: bytes.count)
         count += bytes.count
-    }
-
-    private func put(_ text: StaticString) {
-        put(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    private func put(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { put($0) }
-    }
-
-    private func put(_ text: String) {
-        var text = text
-        text.withUTF8 { put(UnsafeRawBufferPointer($0)) }
-    }
-
-    /// libcurl's form escaping of a part's name or file name: `"`, CR and LF percent-encoded.
-    private func putEscaped(_ name: String) {
-        for byte in name.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): put("%22")
-            case 13: put("%0D")
-            case 10: put("%0A")
-            default:
-                storage[count] = byte
-                count += 1
-            }
-        }
     }
 
     /// Appends the whole of `item`, read from `descriptor` (closed here) or opened by path.
@@ -166,20 +111,6 @@ final class InlineBody {
         }
         count += done
     }
-
-    /// libcurl's shape of boundary (24 dashes, 16 hex digits), from a random seed of the process and a count, so
-    /// no two bodies share one and none costs a system call.
-    static func boundary() -> [UInt8] {
-        var mixed = seed &+ counter.add(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        mixed ^= mixed >> 31
-        let digits = withUnsafeBytes(of: mixed) { URIEncoding.hex($0) }
-        return [UInt8](repeating: UInt8(ascii: "-"), count: 24) + digits.utf8
-    }
-
-    private static let seed = UInt64.random(in: .min ... .max)
-    private static let counter = Atomic<UInt64>(0)
 
     /// Whether `needle` (the boundary's random digits) occurs in `haystack`.
     private static func contains(_ needle: ArraySlice<UInt8>, in haystack: UnsafeRawBufferPointer) -> Bool {

@@ -95,6 +95,8 @@ final class NginxFixture {
                 server {
                     listen 127.0.0.1:\(ports[4]) ssl http2;
                     access_log \(d)/connections.log connection;
+                    # A multipart POST read whole, then stored as it came (PUT to the plain server's folder).
+                    location /form/ { proxy_method PUT; proxy_pass http://127.0.0.1:\(ports[2]); }
                 }
                 server {
                     listen 127.0.0.1:\(ports[5]) ssl;

@@ -1,5 +1,8 @@
 import Foundation
 import Synchronization
+import UploadDomain
+
+@testable import UploadData
 
 /// An HTTP/1.1 listener on 127.0.0.1 that keeps every request exactly as it arrived (head and body bytes) and
 /// answers each `200` with an empty body: for tests about the bytes on the wire, which a real server parses away.
@@ -79,9 +82,36 @@ final class RawCapture: Sendable {
         }
     }
 
+    /// `body` with every `old` replaced by `new`, of the same length.
+    static func replacing(_ old: [UInt8], with new: [UInt8], in body: [UInt8]) -> [UInt8] {
+        var result = body
+        var from = 0
+        while let at = RawCapture.find(old, in: Array(result[from...])) {
+            result.replaceSubrange((from + at)..<(from + at + old.count), with: new)
+            from += at + old.count
+        }
+        return result
+    }
+
     /// Where `needle` first starts in `haystack`.
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         return (0...(haystack.count - needle.count)).first { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
+
+extension RawCapture {
+    /// One multipart request to this listener with names that need escaping (a quote, CR, LF) in its fields, its
+    /// file field and two of its three files: a JPEG of `sizes[0]` bytes, a PNG of `sizes[1]` and an empty file.
+    func hostileForm(in folder: TestFolder, sizes: (Int, Int)) async throws -> (TransferRequest, [UploadItem]) {
+        try folder.write("quote\"d.jpg", size: sizes.0, seed: 1, prefix: Magic.jpeg)
+        try folder.write("cr\rlf\n.png", size: sizes.1, seed: 2, prefix: Magic.png)
+        try folder.write("empty.bin", size: 0, seed: 3)
+        let items = try FileScanner().scan([folder.path]).items
+        let planner = MultipartPlanner(
+            url: url, fileField: "fi\"le",
+            fields: [FormField(name: "no\"te", value: "a\r\nb"), FormField(name: "plain", value: "x")],
+            headers: [], token: nil, batchSize: 3, idempotencyKeys: false)
+        return (try await planner.request(for: items), items)
     }
 }

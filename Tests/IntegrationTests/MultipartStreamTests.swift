@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import UploadDomain
+
+@testable import UploadData
+
+/// Over HTTP/2 and TLS a multipart body is framed here and read a frame-fitting chunk at a time (issue 20,
+/// `MultipartStream`): the same bytes as libcurl's MIME body, through real libcurl to a listener on 127.0.0.1.
+@Suite("multipart bodies framed for HTTP/2 over TLS", .serialized)
+struct MultipartStreamTests {
+    @Test("the streamed body is libcurl's MIME body byte for byte, read at most 16,375 bytes at a time")
+    func sameBytesAsMIME() async throws {
+        let capture = try RawCapture()
+        let folder = try TestFolder()
+        let (request, _) = try await capture.hostileForm(in: folder, sizes: (70_000, 33_000))
+        #expect(!InlineBody.fits(request))
+        let engine = CurlEngine(options: CurlEngine.Options(threads: 1))
+
+        let mime = try await engine.send(request, probe: TransferProbe())
+        #expect(mime.isSuccess && engine.lastLargestRead > FileBody.frameFittingRead)
+        engine.readsAsForHTTP2OverTLS.store(true, ordering: .relaxed)
+        let streamed = try await engine.send(request, probe: TransferProbe())
+        #expect(streamed.isSuccess && engine.lastLargestRead <= FileBody.frameFittingRead)
+        engine.shutdown()
+        capture.stop()
+
+        let (viaMIME, sent) = try #require(
+            capture.requests.count == 2 ? (capture.requests[0], capture.requests[1]) : nil)
+        let boundary = try #require(sent.header("Content-Type")?.components(separatedBy: "boundary=").last)
+        let mimeBoundary = try #require(viaMIME.header("Content-Type")?.components(separatedBy: "boundary=").last)
+        #expect(boundary.count == mimeBoundary.count && boundary != mimeBoundary)
+        let same = RawCapture.replacing(Array(mimeBoundary.utf8), with: Array(boundary.utf8), in: viaMIME.body)
+        #expect(same == sent.body, "the MIME body with the stream's boundary (\(viaMIME.body.count), \(sent.body.count))")
+        #expect(sent.header("Content-Length") == String(sent.body.count))
+        #expect(sent.header("Expect") == nil && sent.head.first == "POST /capture HTTP/1.1")
+        #expect(mime.contentHashes == streamed.contentHashes && streamed.contentHashes.allSatisfy { $0 != nil })
+    }
+
+    @Test("a rewind to any point reads the rest of the body again; a file read again from its middle has no hash")
+    func rewind() throws {
+        let folder = try TestFolder()
+        try folder.write("a.bin", size: 40_000, seed: 4)
+        try folder.write("b.bin", size: 0, seed: 5)
+        try folder.write("c.bin", size: 20_001, seed: 6)
+        let items = try FileScanner().scan([folder.path]).items
+        let stream = { () -> (MultipartStream, [FileBody]) in
+            let bodies = items.map { FileBody($0) }
+            let stream = MultipartStream(
+                fields: [FormField(name: "f", value: "v")], fileField: "file", files: items, bodies: bodies,
+                boundary: Array("------------------------0123456789abcdef".utf8))
+            stream.readLimit = 7_000
+            return (stream, bodies)
+        }
+        let (whole, wholeBodies) = stream()
+        let all = Self.readAll(whole)
+        let wholeHashes = wholeBodies.map(\.contentHash)
+        #expect(all.count == Int(whole.length) && whole.length > 60_001)
+        let (again, bodies) = stream()
+        _ = Self.readAll(again)
+        #expect(again.seek(to: 0) && Self.readAll(again) == all)
+        let hashes = bodies.map(\.contentHash)
+        #expect(hashes.allSatisfy { $0 != nil } && hashes == wholeHashes)
+        // 40,100 lies inside a.bin's content (after the field's part and a.bin's head, about 200 bytes).
+        for position in [1, 150, 40_100, Int(again.length) - 3, Int(again.length)] {
+            #expect(again.seek(to: Int64(position)))
+            #expect(Self.readAll(again) == Array(all[position...]), "from \(position)")
+        }
+        #expect(!again.seek(to: again.length + 1))
+        #expect(bodies.map(\.contentHash) == [nil, hashes[1], hashes[2]])
+    }
+
+    /// Every byte `stream` has left, read as libcurl reads it: 64 KiB asked at a time, until 0.
+    private static func readAll(_ stream: MultipartStream) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [CChar](repeating: 0, count: 64 << 10)
+        while true {
+            let read = buffer.withUnsafeMutableBufferPointer { stream.read(into: $0.baseAddress!, capacity: $0.count) }
+            guard read > 0 else { break }
+            #expect(read <= 7_000)
+            bytes += buffer[..<read].map { UInt8(bitPattern: $0) }
+        }
+        return bytes
+    }
+}
