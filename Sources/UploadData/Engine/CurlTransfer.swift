@@ -22,8 +22,8 @@ final class CurlTransfer: @unchecked Sendable {
     let options: CurlEngine.Options
     /// The transfer's share of the engine's `--bwlimit`; nil for a request made outside an engine.
     let throttle: TransferThrottle?
-    /// Whether the request may go over HTTP/2 with TLS, where a streamed file is read a frame-fitting chunk at a
-    /// time (`FileBody.frameFittingRead`).
+    /// Whether the request may go over HTTP/2 with TLS, where a streamed body is read a frame-fitting chunk at a
+    /// time (`FileBody.frameFittingRead`), a multipart one through `MultipartStream`.
     let mayUseHTTP2OverTLS: Bool
     let cancelRequested = Atomic<Bool>(false)
     var continuation: CheckedContinuation<TransferResponse, any Error>?
@@ -185,8 +185,6 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func streamFile(_ file: FileBody) throws(UploadError) {
         file.throttle = throttle
-        // A multipart body's parts are read through libcurl's MIME reader, which fills its whole buffer whatever a
-        // part's read returns, so only a file sent as the body itself can be read frame by frame.
         if mayUseHTTP2OverTLS { file.readLimit = FileBody.frameFittingRead }
         fileBodies = [file]
         let data = Unmanaged.passUnretained(file).toOpaque()
