@@ -36,6 +36,32 @@ struct MultipartStreamTests {
         #expect(mime.contentHashes == streamed.contentHashes && streamed.contentHashes.allSatisfy { $0 != nil })
     }
 
+    @Test("under a bandwidth cap the streamed body waits for the cap's tokens and still arrives byte for byte")
+    func underBandwidthCap() async throws {
+        let capture = try RawCapture()
+        let folder = try TestFolder()
+        let (request, _) = try await capture.hostileForm(in: folder, sizes: (70_000, 33_000))
+        let engine = CurlEngine(options: CurlEngine.Options(threads: 1))
+        let free = try await engine.send(request, probe: TransferProbe())
+        engine.readsAsForHTTP2OverTLS.store(true, ordering: .relaxed)
+        // About 104 kB at 100 kB/s: past the bucket's first 64 KiB the reads run out of tokens, so the transfer
+        // pauses and resumes, and the rest cannot take less than 0.39 s.
+        engine.setBandwidthLimit(100_000)
+        let started = ContinuousClock.now
+        let capped = try await engine.send(request, probe: TransferProbe())
+        let took = ContinuousClock.now - started
+        engine.shutdown()
+        capture.stop()
+        #expect(free.isSuccess && capped.isSuccess && capped.contentHashes == free.contentHashes)
+        #expect(took > .milliseconds(300), "\(took): the cap held the body back")
+        let (viaMIME, sent) = try #require(
+            capture.requests.count == 2 ? (capture.requests[0], capture.requests[1]) : nil)
+        let boundary = try #require(sent.header("Content-Type")?.components(separatedBy: "boundary=").last)
+        let mimeBoundary = try #require(viaMIME.header("Content-Type")?.components(separatedBy: "boundary=").last)
+        let same = RawCapture.replacing(Array(mimeBoundary.utf8), with: Array(boundary.utf8), in: viaMIME.body)
+        #expect(same == sent.body)
+    }
+
     @Test("a rewind to any point reads the rest of the body again; a file read again from its middle has no hash")
     func rewind() throws {
         let folder = try TestFolder()
