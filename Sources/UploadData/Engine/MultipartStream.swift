@@ -5,7 +5,7 @@ import UploadDomain
 /// MIME API frames it) held in memory, the files read from disk between it (`FileBody`, hashed on the way).
 ///
 /// Over HTTP/2 and TLS it stands in for libcurl's MIME body, whose reader fills libcurl's whole buffer whatever a
-/// part returns, so its chunks cannot be cut to one frame a TLS record (`FileBody.frameFittingRead`).
+/// part returns, so its chunks cannot be cut to make each frame fill one TLS record (`FileBody.frameFittingRead`).
 ///
 /// Touched only on its transfer's curl thread, from libcurl's read and seek callbacks.
 final class MultipartStream: MultipartFraming {
