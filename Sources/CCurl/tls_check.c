@@ -29,6 +29,7 @@ static struct {
     X509_STORE *(*X509_STORE_new)(void);
     void (*X509_STORE_free)(X509_STORE *);
     int (*X509_STORE_load_locations)(X509_STORE *, const char *, const char *);
+    void (*SSL_get0_alpn_selected)(const void *, const unsigned char **, unsigned int *);
 } ssl;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -45,7 +46,7 @@ static void load(void) {
     BIND(TLS_method) BIND(SSL_CTX_new) BIND(SSL_CTX_free) BIND(SSL_CTX_set_default_passwd_cb)
     BIND(SSL_CTX_use_certificate_chain_file) BIND(SSL_CTX_use_PrivateKey_file)
     BIND(SSL_CTX_check_private_key) BIND(ERR_peek_last_error) BIND(ERR_reason_error_string) BIND(ERR_clear_error)
-    BIND(X509_STORE_new) BIND(X509_STORE_free) BIND(X509_STORE_load_locations)
+    BIND(X509_STORE_new) BIND(X509_STORE_free) BIND(X509_STORE_load_locations) BIND(SSL_get0_alpn_selected)
 #undef BIND
     available = 1;
 }
@@ -104,4 +105,16 @@ ccurl_tls_check ccurl_tls_check_identity(const char *certificate, const char *ke
     }
     ssl.SSL_CTX_free(ctx);
     return result;
+}
+
+int ccurl_tls_alpn_is_h2(CURL *handle) {
+    struct curl_tlssessioninfo *info = NULL;
+    if (ccurl_easy_getinfo_pointer(handle, CURLINFO_TLS_SSL_PTR, (void **)&info) != CURLE_OK || info == NULL) return -1;
+    if (info->backend != CURLSSLBACKEND_OPENSSL || info->internals == NULL) return -1;
+    pthread_once(&once, load);
+    if (!available) return -1;
+    const unsigned char *protocol = NULL;
+    unsigned int length = 0;
+    ssl.SSL_get0_alpn_selected(info->internals, &protocol, &length);
+    return length == 2 && memcmp(protocol, "h2", 2) == 0;
 }

@@ -81,6 +81,24 @@ struct HTTPVersionTests {
         await nginx.stop()
     }
 
+    @Test("over TLS to a server offering HTTP/1.1 only, bodies are read in libcurl's whole buffer, not frame by frame")
+    func http11KeepsWholeReads() async throws {
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates)
+        let relay = try TLSRecordRelay(to: nginx.tlsPort)
+        // The default version: until the server answers, the engine cannot know it will not multiplex.
+        try await upload(certificates, to: "https://127.0.0.1:\(relay.port)/whole/", [])
+        relay.stop()
+        let requests = nginx.connections(port: nginx.tlsPort).filter { $0.uri.hasPrefix("/whole/") }
+        #expect(requests.count == Self.files && requests.allSatisfy { $0.protocolName == "HTTP/1.1" })
+        // A record of 16,384 bytes has a length field of 16,401; one of a frame-fitting read's 16,375 bytes, 16,392.
+        let lengths = relay.recordLengths
+        let whole = lengths.filter { $0 == 16_401 }.count
+        let cut = lengths.filter { $0 == 16_392 }.count
+        #expect(whole >= Self.files * (200_000 / 16_384) && cut == 0, "\(whole) whole records, \(cut) cut to frames")
+        await nginx.stop()
+    }
+
     @Test("over HTTP/2 and TLS a multipart POST arrives whole, in DATA frames that each fill one TLS record")
     func multipartFramesFitRecords() async throws {
         let certificates = try await TestCertificates.make()

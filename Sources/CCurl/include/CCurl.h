@@ -27,6 +27,8 @@ CURLcode ccurl_easy_setopt_xferinfo(CURL *handle, curl_xferinfo_callback callbac
 CURLcode ccurl_easy_setopt_write(CURL *handle, CURLoption option, curl_write_callback callback);
 CURLcode ccurl_easy_setopt_read(CURL *handle, curl_read_callback callback);
 CURLcode ccurl_easy_setopt_seek(CURL *handle, curl_seek_callback callback);
+/// CURLOPT_PREREQFUNCTION (libcurl 7.80 and later; CURLE_UNKNOWN_OPTION before).
+CURLcode ccurl_easy_setopt_prereq(CURL *handle, curl_prereq_callback callback);
 
 CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
@@ -88,4 +90,8 @@ ccurl_tls_check ccurl_tls_check_ca_file(const char *path, char *reason, size_t s
 /// Loads a PEM client certificate and its key (`key` NULL: the key is in `certificate`, as curl allows) and
 /// checks that they belong together; on a problem, OpenSSL's reason goes into `reason`.
 ccurl_tls_check ccurl_tls_check_identity(const char *certificate, const char *key, char *reason, size_t size);
+
+/// Whether the TLS connection `handle` is using agreed on HTTP/2 by ALPN: 1 yes, 0 no (another protocol, or none);
+/// -1 when it cannot tell (no TLS, or libcurl on another TLS library). Valid from CURLOPT_PREREQFUNCTION on.
+int ccurl_tls_alpn_is_h2(CURL *handle);
 #endif

@@ -38,6 +38,13 @@ enum CurlCallbacks {
         return read < 0 ? ccurl_readfunc_abort() : read
     }
 
+    /// Runs once the transfer's connection is set up (or picked for reuse), before its request is sent.
+    static let prereq: curl_prereq_callback = { clientp, _, _, _, _ in
+        guard let clientp else { return CURL_PREREQFUNC_OK }
+        Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue().connectionChosen()
+        return CURL_PREREQFUNC_OK
+    }
+
     /// Reads a `MultipartStream`, as `read` does a file.
     static let readStream: curl_read_callback = { buffer, size, count, userdata in
         guard let buffer, let userdata else { return ccurl_readfunc_abort() }

@@ -23,7 +23,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The transfer's share of the engine's `--bwlimit`; nil for a request made outside an engine.
     let throttle: TransferThrottle?
     /// Whether the request may go over HTTP/2 with TLS, where a streamed body is read a frame-fitting chunk at a
-    /// time (`FileBody.frameFittingRead`), a multipart one through `MultipartStream`.
+    /// time (`FileBody.frameFittingRead`), a multipart one through `MultipartStream`. Once the connection is known
+    /// (`connectionChosen`), only one that agreed on HTTP/2 keeps those reads.
     let mayUseHTTP2OverTLS: Bool
     let cancelRequested = Atomic<Bool>(false)
     var continuation: CheckedContinuation<TransferResponse, any Error>?
@@ -113,6 +114,12 @@ final class CurlTransfer: @unchecked Sendable {
         if let token = request.bearerToken { lines.append("Authorization: Bearer \(token)") }
 
         if try !prepareInline(&lines) { try prepareBody(&lines) }
+        if mayUseHTTP2OverTLS, stream != nil || !fileBodies.isEmpty {
+            // An older libcurl lacks the option: the reads then stay frame-fitting, whatever the protocol.
+            if ccurl_easy_setopt_prereq(easy, CurlCallbacks.prereq) == CURLE_OK {
+                try set(CURLOPT_PREREQDATA, pointer: me)
+            }
+        }
         if fileBodies.reduce(0, { $0 + $1.length }) >= Self.largeBody {
             try set(CURLOPT_UPLOAD_BUFFERSIZE, Self.largeBodyBuffer)
         }
@@ -245,6 +252,19 @@ final class CurlTransfer: @unchecked Sendable {
             try check(item.contentType.withCString { ccurl_mime_type(part, $0) })
         }
         try check(ccurl_easy_setopt_mime(easy, mime))
+    }
+
+    /// Over a connection that did not agree on HTTP/2 (a server offering HTTP/1.1 only), the body is read in
+    /// libcurl's whole buffer again: cut to frames there, it only cost read calls. On the curl thread, from
+    /// `CurlCallbacks.prereq`.
+    func connectionChosen() {
+        guard let easy else { return }
+        let limit = ccurl_tls_alpn_is_h2(easy) == 0 ? Int.max : FileBody.frameFittingRead
+        if let stream {
+            stream.readLimit = limit
+        } else {
+            for file in fileBodies { file.readLimit = limit }
+        }
     }
 
     /// Bytes of the files read into the request body so far (a rewind counts down again).

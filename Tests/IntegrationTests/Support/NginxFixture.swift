@@ -77,6 +77,8 @@ final class NginxFixture {
                 client_max_body_size 0;
                 server {
                     listen 127.0.0.1:\(ports[0]) ssl;
+                    access_log \(d)/access.log line;
+                    access_log \(d)/connections.log connection;
                     # A token refresh endpoint and a folder that wants its token: a second kind of request over TLS.
                     location = /auth/refresh { return 200 '{"access_token":"fresh-token"}'; }
                     location /auth-only/ { if ($http_authorization != "Bearer fresh-token") { return 401; } }
