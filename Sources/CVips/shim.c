@@ -139,19 +139,35 @@ int cvips_has_location(CVipsImage *image) {
     return 0;
 }
 
+// liborc 0.4.33 frees a compiled program's code without its lock (orc_code_chunk_free merges free chunks in a
+// list orc_code_allocate changes under it): two threads, one freeing a pipeline's vector programs while another
+// builds a pipeline that compiles some, crashed a run now and then (SIGSEGV in liborc). libvips compiles when an
+// operation is built (vips_thumbnail's resize) and frees when it is disposed (the last unref), so both are
+// done under this lock; the pixels are computed outside it.
+static pthread_mutex_t orc_guard = PTHREAD_MUTEX_INITIALIZER;
+
+static void unref(void *object) {
+    pthread_mutex_lock(&orc_guard);
+    ready()->g_object_unref(object);
+    pthread_mutex_unlock(&orc_guard);
+}
+
 void cvips_release(CVipsImage *image) {
-    if (image != NULL) ready()->g_object_unref(image);
+    if (image != NULL) unref(image);
 }
 
 CVipsImage *cvips_thumbnail(const char *path, int max_side, int to_srgb) {
     VipsImage *out = NULL;
     // A box of max_side × max_side bounds the longest side whatever the orientation; thumbnail picks the shrink the
     // loader can do while decoding (JPEG DCT scaling, a HEIF's or WebP's own scaler) and rotates by EXIF orientation.
+    ready();
+    pthread_mutex_lock(&orc_guard);
     int failed = to_srgb
-        ? ready()->vips_thumbnail(path, &out, max_side, "height", max_side, "size", VIPS_SIZE_DOWN, "fail_on",
+        ? api.vips_thumbnail(path, &out, max_side, "height", max_side, "size", VIPS_SIZE_DOWN, "fail_on",
               VIPS_FAIL_ON_TRUNCATED, "export_profile", "srgb", NULL)
-        : ready()->vips_thumbnail(path, &out, max_side, "height", max_side, "size", VIPS_SIZE_DOWN, "fail_on",
+        : api.vips_thumbnail(path, &out, max_side, "height", max_side, "size", VIPS_SIZE_DOWN, "fail_on",
               VIPS_FAIL_ON_TRUNCATED, NULL);
+    pthread_mutex_unlock(&orc_guard);
     return failed ? NULL : out;
 }
 
@@ -159,7 +175,7 @@ CVipsImage *cvips_thumbnail(const char *path, int max_side, int to_srgb) {
 // Returns nonzero when the operation failed.
 static int cvips_step(VipsImage **image, VipsImage **next, int failed) {
     if (failed) return 1;
-    api.g_object_unref(*image);
+    unref(*image);
     *image = *next;
     *next = NULL;
     return 0;
@@ -168,8 +184,11 @@ static int cvips_step(VipsImage **image, VipsImage **next, int failed) {
 unsigned char *cvips_rgb_thumbnail(const char *path, int max_width, int max_height, int *width, int *height) {
     VipsImage *image = NULL, *next = NULL;
     // No profile transform: at 24 pixels it would change nothing one can see, and lcms' intent shifts pure colours.
-    if (ready()->vips_thumbnail(path, &image, max_width, "height", max_height, "size", VIPS_SIZE_DOWN, NULL))
-        return NULL;
+    ready();
+    pthread_mutex_lock(&orc_guard);
+    int built = api.vips_thumbnail(path, &image, max_width, "height", max_height, "size", VIPS_SIZE_DOWN, NULL);
+    pthread_mutex_unlock(&orc_guard);
+    if (built != 0) return NULL;
     // Grey, 16-bit or CMYK sources become 8-bit sRGB; alpha is laid on black, which reads well on dark terminals.
     // Each operation runs before cvips_step reads its output (a call's arguments are evaluated in no set order).
     int failed = api.vips_colourspace(image, &next, VIPS_INTERPRETATION_sRGB, NULL);
@@ -189,14 +208,14 @@ unsigned char *cvips_rgb_thumbnail(const char *path, int max_width, int max_heig
         failed = cvips_step(&image, &next, failed);
     }
     if (failed || api.vips_image_get_bands(image) != 3) {
-        api.g_object_unref(image);
+        unref(image);
         return NULL;
     }
     size_t length = 0;
     unsigned char *pixels = api.vips_image_write_to_memory(image, &length);
     *width = api.vips_image_get_width(image);
     *height = api.vips_image_get_height(image);
-    api.g_object_unref(image);
+    unref(image);
     if (pixels != NULL && length != (size_t)*width * (size_t)*height * 3) {
         api.g_free(pixels);
         return NULL;
@@ -211,12 +230,12 @@ CVipsImage *cvips_upright(const char *path, CVipsImage *header, int to_srgb) {
     if (in == NULL) return NULL;
     VipsImage *upright = NULL;
     int failed = api.vips_autorot(in, &upright, NULL);
-    api.g_object_unref(in);
+    unref(in);
     if (failed) return NULL;
     if (!to_srgb || !api.vips_image_get_typeof(upright, VIPS_META_ICC_NAME)) return upright;
     VipsImage *srgb = NULL;
     failed = api.vips_icc_transform(upright, &srgb, "srgb", "embedded", TRUE, NULL);
-    api.g_object_unref(upright);
+    unref(upright);
     return failed ? NULL : srgb;
 }
 
@@ -309,7 +328,7 @@ int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int qual
         VipsImage *flat = NULL;
         int failed = api.vips_flatten(in, &flat, "background", white, NULL);
         api.vips_area_unref((VipsArea *)white);
-        api.g_object_unref(in);
+        unref(in);
         if (failed) return -1;
         in = flat;
     }
@@ -329,7 +348,7 @@ int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int qual
     }
     // errno is the thread's own: the error buffer is the process's, and another worker may have emptied it.
     if (failed && error_number) *error_number = errno;
-    api.g_object_unref(in);
+    unref(in);
     return failed;
 }
 
@@ -342,13 +361,13 @@ CVipsImage *cvips_noise(int width, int height) {
         VipsImage *three = bytes;
         failed = api.vips_cast(three, &out, VIPS_FORMAT_UCHAR, NULL);
     }
-    api.g_object_unref(noise);
-    if (rgb) api.g_object_unref(rgb);
-    if (bytes) api.g_object_unref(bytes);
+    unref(noise);
+    if (rgb) unref(rgb);
+    if (bytes) unref(bytes);
     if (failed) return NULL;
     VipsImage *tagged = NULL;
     failed = api.vips_copy(out, &tagged, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
-    api.g_object_unref(out);
+    unref(out);
     return failed ? NULL : tagged;
 }
 
@@ -358,7 +377,7 @@ CVipsImage *cvips_from_rgb(const unsigned char *rgb, int width, int height) {
     if (image == NULL) return NULL;
     VipsImage *tagged = NULL;
     int failed = api.vips_copy(image, &tagged, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
-    api.g_object_unref(image);
+    unref(image);
     return failed ? NULL : tagged;
 }
 
