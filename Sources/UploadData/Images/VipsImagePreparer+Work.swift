@@ -71,10 +71,23 @@ extension VipsImagePreparer {
             let folder = (output as NSString).deletingLastPathComponent
             return UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "in \(folder): \(cause)")
         }
+        // libvips' clean-up after a failed write can leave another errno behind, and libjpeg says only "write
+        // error": a folder with no space left says what happened.
+        if let output, Self.hasNoSpace(in: (output as NSString).deletingLastPathComponent) {
+            let folder = (output as NSString).deletingLastPathComponent
+            let cause = String(cString: strerror(ENOSPC))
+            return UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "in \(folder): \(cause)")
+        }
         // libvips names the file by its absolute path; the error already names it relative to the folder argument.
         let cause = message.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")
             .replacingOccurrences(of: item.path, with: item.relativePath)
         return UploadError(.imageUnreadable, file: item.relativePath, cause: cause)
+    }
+
+    /// Whether the file system of `folder` has no block left for an unprivileged write.
+    static func hasNoSpace(in folder: String) -> Bool {
+        var info = statvfs()
+        return statvfs(folder, &info) == 0 && info.f_bavail == 0
     }
 
     /// The system's words for the write failures libvips reports with errno's text (a full disk, a quota, …).
