@@ -81,11 +81,11 @@ CURLcode ccurl_easy_setopt_read(CURL *h, curl_read_callback cb) {
 CURLcode ccurl_easy_setopt_seek(CURL *h, curl_seek_callback cb) {
     return ready()->curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, cb);
 }
-
-CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return ready()->curl_easy_getinfo(h, i, v); }
 CURLcode ccurl_easy_setopt_prereq(CURL *h, curl_prereq_callback cb) {
     return ready()->curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, cb);
 }
+
+CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return ready()->curl_easy_getinfo(h, i, v); }
 CURLcode ccurl_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return ready()->curl_easy_getinfo(h, i, v); }
 CURLcode ccurl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return ready()->curl_easy_getinfo(h, i, v); }
 
