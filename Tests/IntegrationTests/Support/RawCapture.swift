@@ -12,6 +12,15 @@ final class RawCapture: Sendable {
         var head: [String]
         var body: [UInt8]
 
+        /// The multipart boundary its `Content-Type` names.
+        var boundary: String? { header("Content-Type")?.components(separatedBy: "boundary=").last }
+
+        /// Whether `other`'s body, its boundary replaced by this one's (of the same length), is this body.
+        func sameMultipartBody(as other: Request) -> Bool {
+            guard let mine = boundary, let theirs = other.boundary, mine.count == theirs.count else { return false }
+            return RawCapture.replacing(Array(theirs.utf8), with: Array(mine.utf8), in: other.body) == body
+        }
+
         /// The value of header `name` (case-insensitive), if sent.
         func header(_ name: String) -> String? {
             head.dropFirst().lazy.compactMap { line -> String? in
