@@ -115,6 +115,7 @@ final class CurlTransfer: @unchecked Sendable {
 
         if try !prepareInline(&lines) { try prepareBody(&lines) }
         if mayUseHTTP2OverTLS, stream != nil || !fileBodies.isEmpty {
+            limitReads(to: FileBody.frameFittingRead)
             // An older libcurl lacks the option: the reads then stay frame-fitting, whatever the protocol.
             if ccurl_easy_setopt_prereq(easy, CurlCallbacks.prereq) == CURLE_OK {
                 try set(CURLOPT_PREREQDATA, pointer: me)
@@ -192,7 +193,6 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func streamFile(_ file: FileBody) throws(UploadError) {
         file.throttle = throttle
-        if mayUseHTTP2OverTLS { file.readLimit = FileBody.frameFittingRead }
         fileBodies = [file]
         let data = Unmanaged.passUnretained(file).toOpaque()
         try set(CURLOPT_UPLOAD, 1)
@@ -212,7 +212,6 @@ final class CurlTransfer: @unchecked Sendable {
         for file in fileBodies { file.throttle = throttle }
         let stream = MultipartStream(
             fields: fields, fileField: fileField, files: files, bodies: fileBodies, boundary: MultipartBoundary.make())
-        stream.readLimit = FileBody.frameFittingRead
         self.stream = stream
         lines.append("Content-Type: \(stream.contentType)")
         let data = Unmanaged.passUnretained(stream).toOpaque()
@@ -259,7 +258,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// `CurlCallbacks.prereq`.
     func connectionChosen() {
         guard let easy else { return }
-        let limit = ccurl_tls_alpn_is_h2(easy) == 0 ? Int.max : FileBody.frameFittingRead
+        limitReads(to: ccurl_tls_alpn_is_h2(easy) == 0 ? Int.max : FileBody.frameFittingRead)
+    }
+
+    /// The most one read of the body hands libcurl: the stream's, or else each file's.
+    private func limitReads(to limit: Int) {
         if let stream {
             stream.readLimit = limit
         } else {

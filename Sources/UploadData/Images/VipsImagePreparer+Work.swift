@@ -62,21 +62,11 @@ extension VipsImagePreparer {
         if access(item.path, R_OK) != 0 {
             return UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
         }
-        if let output, Self.writeErrorNumbers.contains(errorNumber) {
+        if let output {
             let folder = (output as NSString).deletingLastPathComponent
-            let cause = String(cString: strerror(errorNumber))
-            return UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "in \(folder): \(cause)")
-        }
-        if let output, let cause = Self.writeErrors.first(where: message.contains) {
-            let folder = (output as NSString).deletingLastPathComponent
-            return UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "in \(folder): \(cause)")
-        }
-        // libvips' clean-up after a failed write can leave another errno behind, and libjpeg says only "write
-        // error": a folder with no space left says what happened.
-        if let output, Self.hasNoSpace(in: (output as NSString).deletingLastPathComponent) {
-            let folder = (output as NSString).deletingLastPathComponent
-            let cause = String(cString: strerror(ENOSPC))
-            return UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "in \(folder): \(cause)")
+            if let cause = Self.writeCause(errorNumber: errorNumber, message: message, folder: folder) {
+                return UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "in \(folder): \(cause)")
+            }
         }
         // libvips names the file by its absolute path; the error already names it relative to the folder argument.
         let cause = message.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")
@@ -84,10 +74,14 @@ extension VipsImagePreparer {
         return UploadError(.imageUnreadable, file: item.relativePath, cause: cause)
     }
 
-    /// Whether the file system of `folder` has no block left for an unprivileged write.
-    static func hasNoSpace(in folder: String) -> Bool {
+    /// Why a write into `folder` failed, in the system's words, or nil when the image was at fault: the write's
+    /// errno, else libvips' message, else a folder with no block left. libvips' clean-up after a failed write can
+    /// leave another errno behind, and libjpeg says only "write error".
+    static func writeCause(errorNumber: Int32, message: String, folder: String) -> String? {
+        if writeErrorNumbers.contains(errorNumber) { return String(cString: strerror(errorNumber)) }
+        if let cause = writeErrors.first(where: message.contains) { return cause }
         var info = statvfs()
-        return statvfs(folder, &info) == 0 && info.f_bavail == 0
+        return statvfs(folder, &info) == 0 && info.f_bavail == 0 ? String(cString: strerror(ENOSPC)) : nil
     }
 
     /// The system's words for the write failures libvips reports with errno's text (a full disk, a quota, …).

@@ -19,6 +19,12 @@ final class TLSRecordRelay: Sendable {
     /// The length field (plaintext, content type and tag) of each record clients sent so far, in order.
     var recordLengths: [Int] { lengths.withLock { $0 } }
 
+    /// How many records clients sent that hold `plaintext` bytes: TLS 1.3 adds a content type byte and a 16-byte tag
+    /// to each record's length.
+    func records(holding plaintext: Int) -> Int {
+        recordLengths.filter { $0 == plaintext + 17 }.count
+    }
+
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
