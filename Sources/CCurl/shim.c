@@ -9,12 +9,11 @@
 
 // X(name): every libcurl function called, bound by name from the loaded library.
 #define CCURL_FUNCTIONS(X)                                                                                            \
-    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_pause) X(curl_easy_strerror)             \
-    X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_mime_init) X(curl_mime_addpart) X(curl_mime_name)               \
-    X(curl_mime_filename) X(curl_mime_type) X(curl_mime_data) X(curl_mime_data_cb) X(curl_mime_free)                \
-    X(curl_slist_append) X(curl_slist_free_all) X(curl_multi_init) X(curl_multi_setopt) X(curl_multi_add_handle)    \
-    X(curl_multi_remove_handle) X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_wakeup)                       \
-    X(curl_multi_info_read) X(curl_multi_cleanup) X(curl_share_init) X(curl_share_setopt)
+    X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_reset) X(curl_easy_pause)                  \
+    X(curl_easy_strerror) X(curl_easy_setopt) X(curl_easy_getinfo) X(curl_slist_append) X(curl_slist_free_all)        \
+    X(curl_multi_init) X(curl_multi_setopt) X(curl_multi_add_handle) X(curl_multi_remove_handle)                      \
+    X(curl_multi_perform) X(curl_multi_poll) X(curl_multi_wakeup) X(curl_multi_info_read) X(curl_multi_cleanup)       \
+    X(curl_share_init) X(curl_share_setopt)
 
 #define CCURL_FIELD(name) __typeof__(&name) name;
 static struct {
@@ -68,7 +67,6 @@ CURLcode ccurl_easy_setopt_pointer(CURL *h, CURLoption o, void *v) { return read
 CURLcode ccurl_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) {
     return ready()->curl_easy_setopt(h, o, v);
 }
-CURLcode ccurl_easy_setopt_mime(CURL *h, curl_mime *m) { return ready()->curl_easy_setopt(h, CURLOPT_MIMEPOST, m); }
 CURLcode ccurl_easy_setopt_xferinfo(CURL *h, curl_xferinfo_callback cb) {
     return ready()->curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, cb);
 }
@@ -88,21 +86,6 @@ CURLcode ccurl_easy_setopt_prereq(CURL *h, curl_prereq_callback cb) {
 CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return ready()->curl_easy_getinfo(h, i, v); }
 CURLcode ccurl_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return ready()->curl_easy_getinfo(h, i, v); }
 CURLcode ccurl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return ready()->curl_easy_getinfo(h, i, v); }
-
-curl_mime *ccurl_mime_init(CURL *h) { return ready()->curl_mime_init(h); }
-curl_mimepart *ccurl_mime_addpart(curl_mime *m) { return ready()->curl_mime_addpart(m); }
-CURLcode ccurl_mime_name(curl_mimepart *p, const char *name) { return ready()->curl_mime_name(p, name); }
-CURLcode ccurl_mime_filename(curl_mimepart *p, const char *name) { return ready()->curl_mime_filename(p, name); }
-CURLcode ccurl_mime_type(curl_mimepart *p, const char *type) { return ready()->curl_mime_type(p, type); }
-CURLcode ccurl_mime_data(curl_mimepart *p, const char *data, size_t size) {
-    return ready()->curl_mime_data(p, data, size);
-}
-CURLcode ccurl_mime_data_cb(
-    curl_mimepart *p, curl_off_t size, curl_read_callback read, curl_seek_callback seek, curl_free_callback free,
-    void *arg) {
-    return ready()->curl_mime_data_cb(p, size, read, seek, free, arg);
-}
-void ccurl_mime_free(curl_mime *m) { ready()->curl_mime_free(m); }
 
 struct curl_slist *ccurl_slist_append(struct curl_slist *l, const char *s) { return ready()->curl_slist_append(l, s); }
 void ccurl_slist_free_all(struct curl_slist *l) { ready()->curl_slist_free_all(l); }

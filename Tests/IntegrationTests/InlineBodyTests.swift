@@ -5,11 +5,11 @@ import UploadDomain
 @testable import UploadData
 
 /// Small bodies go out with their request's headers in one write (issue 20, `InlineBody`): the same bytes as the
-/// streamed MIME or file body they replace, through real libcurl to a listener on 127.0.0.1.
+/// streamed body they replace, and as `curl -F` sends, through real libcurl to a listener on 127.0.0.1.
 @Suite("small bodies sent with their headers", .serialized)
 struct InlineBodyTests {
-    @Test("a small multipart request is framed byte for byte as libcurl's MIME frames it, and read by no callback")
-    func multipartAsLibcurlFramesIt() async throws {
+    @Test("a small multipart request is framed byte for byte as curl -F frames it, and read by no callback")
+    func multipartAsCurlFramesIt() async throws {
         let capture = try RawCapture()
         let folder = try TestFolder()
         let (request, items) = try await capture.hostileForm(in: folder, sizes: (3_000, 20_000))
@@ -17,20 +17,23 @@ struct InlineBodyTests {
 
         let inline = try await engine.send(request, probe: TransferProbe())
         #expect(inline.isSuccess && engine.lastLargestRead == 0, "no read callback: the body went with the headers")
-        // Under a bandwidth cap (far above what loopback needs) the body streams through libcurl's MIME instead.
+        // Under a bandwidth cap (far above what loopback needs) the body is streamed instead.
         engine.setBandwidthLimit(1 << 30)
         let streamed = try await engine.send(request, probe: TransferProbe())
         #expect(streamed.isSuccess && engine.lastLargestRead > 0)
         engine.shutdown()
+        try await capture.sendWithCurlTool(request)
         capture.stop()
 
-        let (sent, mime) = try #require(capture.requests.count == 2 ? (capture.requests[0], capture.requests[1]) : nil)
-        #expect(sent.boundary != nil && sent.boundary != mime.boundary)
+        let requests = capture.requests
+        let (sent, viaCurl) = try #require(requests.count == 3 ? (requests[0], requests[2]) : nil)
+        #expect(sent.boundary != nil && sent.boundary != viaCurl.boundary)
         #expect(
-            sent.sameMultipartBody(as: mime),
-            "the MIME body with the inline boundary: the same bytes (\(mime.body.count), \(sent.body.count))")
+            sent.sameMultipartBody(as: viaCurl),
+            "curl's body with the inline boundary: the same bytes (\(viaCurl.body.count), \(sent.body.count))")
+        #expect(requests[1].sameMultipartBody(as: sent), "the streamed body")
         #expect(sent.header("Content-Length") == String(sent.body.count))
-        #expect(sent.header("Content-Length") == mime.header("Content-Length"))
+        #expect(sent.header("Content-Length") == viaCurl.header("Content-Length"))
         #expect(sent.header("Expect") == nil && sent.head.first == "POST /capture HTTP/1.1")
         for item in items {
             #expect(Self.occurs(try Array(Data(contentsOf: URL(fileURLWithPath: item.path))), in: sent.body))
@@ -103,7 +106,7 @@ struct InlineBodyTests {
         #expect(capture.requests.isEmpty)
     }
 
-    @Test("the boundary's digits inside a file or a field send the request the MIME way instead")
+    @Test("the boundary's digits inside a file or a field send the request streamed instead")
     func boundaryInContent() async throws {
         let folder = try TestFolder()
         let boundary = String(repeating: "-", count: 24) + "0123456789abcdef"

@@ -22,7 +22,6 @@ CURLcode ccurl_easy_setopt_off(CURL *handle, CURLoption option, curl_off_t value
 CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
 CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
-CURLcode ccurl_easy_setopt_mime(CURL *handle, curl_mime *mime);
 CURLcode ccurl_easy_setopt_xferinfo(CURL *handle, curl_xferinfo_callback callback);
 CURLcode ccurl_easy_setopt_write(CURL *handle, CURLoption option, curl_write_callback callback);
 CURLcode ccurl_easy_setopt_read(CURL *handle, curl_read_callback callback);
@@ -33,17 +32,6 @@ CURLcode ccurl_easy_setopt_prereq(CURL *handle, curl_prereq_callback callback);
 CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLcode ccurl_easy_getinfo_off(CURL *handle, CURLINFO info, curl_off_t *value);
-
-curl_mime *ccurl_mime_init(CURL *handle);
-curl_mimepart *ccurl_mime_addpart(curl_mime *mime);
-CURLcode ccurl_mime_name(curl_mimepart *part, const char *name);
-CURLcode ccurl_mime_filename(curl_mimepart *part, const char *filename);
-CURLcode ccurl_mime_type(curl_mimepart *part, const char *mimetype);
-CURLcode ccurl_mime_data(curl_mimepart *part, const char *data, size_t datasize);
-CURLcode ccurl_mime_data_cb(
-    curl_mimepart *part, curl_off_t datasize, curl_read_callback readfunc, curl_seek_callback seekfunc,
-    curl_free_callback freefunc, void *arg);
-void ccurl_mime_free(curl_mime *mime);
 
 struct curl_slist *ccurl_slist_append(struct curl_slist *list, const char *string);
 void ccurl_slist_free_all(struct curl_slist *list);

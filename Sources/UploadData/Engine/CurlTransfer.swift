@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import UploadDomain
 
-/// One request's libcurl state: the easy handle, its MIME or file body, and what came back.
+/// One request's libcurl state: the easy handle, its body (multipart, a file, or bytes), and what came back.
 ///
 /// `@unchecked Sendable`: every field but `cancelRequested` is touched only on the curl thread it was posted to
 /// (the caller creates it, then hands it over through that loop's locked command queue).
@@ -23,20 +23,19 @@ final class CurlTransfer: @unchecked Sendable {
     /// The transfer's share of the engine's `--bwlimit`; nil for a request made outside an engine.
     let throttle: TransferThrottle?
     /// Whether the request may go over HTTP/2 with TLS, where a streamed body is read a frame-fitting chunk at a
-    /// time (`FileBody.frameFittingRead`), a multipart one through `MultipartStream`. Once the connection is known
-    /// (`connectionChosen`), only one that agreed on HTTP/2 keeps those reads.
+    /// time (`FileBody.frameFittingRead`). Once the connection is known (`connectionChosen`), only one that agreed
+    /// on HTTP/2 keeps those reads.
     let mayUseHTTP2OverTLS: Bool
     let cancelRequested = Atomic<Bool>(false)
     var continuation: CheckedContinuation<TransferResponse, any Error>?
 
     private(set) var easy: UnsafeMutableRawPointer?
-    private var mime: OpaquePointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The files streamed into the body, in the request's order (one for a PUT, one per multipart file part).
     private var fileBodies: [FileBody] = []
     /// A small request's whole body, sent with its headers; nil for a streamed one.
     private var inline: InlineBody?
-    /// A multipart body framed here rather than by libcurl's MIME API (over HTTP/2 and TLS).
+    /// A streamed multipart body.
     private var stream: MultipartStream?
     /// Descriptors `openFiles` kept for the bodies, by file index; -1 where the body opens the file itself.
     var openedFiles: [Int32] = []
@@ -143,14 +142,12 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// A body streamed from disk through the read callbacks (MIME parts or a file), an in-memory one, or none.
+    /// A body streamed from disk through the read callbacks (multipart or a file), an in-memory one, or none.
     private func prepareBody(_ lines: inout [String]) throws(UploadError) {
         guard let easy else { return }
         switch request.body {
-        case .multipart(let fields, let fileField, let files) where mayUseHTTP2OverTLS:
-            try streamMultipart(fields: fields, fileField: fileField, files: files, headers: &lines)
         case .multipart(let fields, let fileField, let files):
-            try buildMultipart(easy, fields: fields, fileField: fileField, files: files)
+            try streamMultipart(fields: fields, fileField: fileField, files: files, headers: &lines)
         case .file(let item, let contentType):
             try streamFile(FileBody(item, descriptor: takeOpened(0)))
             lines.append("Content-Type: \(contentType)")
@@ -204,7 +201,9 @@ final class CurlTransfer: @unchecked Sendable {
         if request.method == .post { try set(CURLOPT_CUSTOMREQUEST, "POST") }
     }
 
-    /// A multipart body read a frame-fitting chunk at a time, through `MultipartStream`.
+    /// A multipart body framed here (`MultipartStream`), not by libcurl's MIME API: its reader fills libcurl's whole
+    /// buffer whatever a part returns, so its reads cannot be cut to fit HTTP/2 frames, and its boundary costs
+    /// each curl thread the set-up of OpenSSL's random generator before the first request of a plain HTTP run.
     private func streamMultipart(
         fields: [FormField], fileField: String, files: [UploadItem], headers lines: inout [String]
     ) throws(UploadError) {
@@ -221,36 +220,6 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_READDATA, pointer: data)
         try check(ccurl_easy_setopt_seek(easy, CurlCallbacks.seekStream))
         try set(CURLOPT_SEEKDATA, pointer: data)
-    }
-
-    private func buildMultipart(
-        _ easy: UnsafeMutableRawPointer, fields: [FormField], fileField: String, files: [UploadItem]
-    ) throws(UploadError) {
-        guard let mime = ccurl_mime_init(easy) else {
-            throw UploadError(.encodingFailed, cause: "curl_mime_init failed")
-        }
-        self.mime = mime
-        for field in fields {
-            let part = ccurl_mime_addpart(mime)
-            try check(field.name.withCString { ccurl_mime_name(part, $0) })
-            try check(field.value.withCString { ccurl_mime_data(part, $0, -1) })  // CURL_ZERO_TERMINATED
-        }
-        for (index, item) in files.enumerated() {
-            let part = ccurl_mime_addpart(mime)
-            try check(fileField.withCString { ccurl_mime_name(part, $0) })
-            // Streamed from disk by our callbacks (pread, hashed on the way); libcurl escapes quotes and CR/LF
-            // in the name.
-            let file = FileBody(item, descriptor: takeOpened(index))
-            file.throttle = throttle
-            fileBodies.append(file)
-            try check(
-                ccurl_mime_data_cb(
-                    part, curl_off_t(item.size), CurlCallbacks.read, CurlCallbacks.seek, nil,
-                    Unmanaged.passUnretained(file).toOpaque()))
-            try check(item.relativePath.withCString { ccurl_mime_filename(part, $0) })
-            try check(item.contentType.withCString { ccurl_mime_type(part, $0) })
-        }
-        try check(ccurl_easy_setopt_mime(easy, mime))
     }
 
     /// Over a connection that did not agree on HTTP/2 (a server offering HTTP/1.1 only), the body is read in
@@ -390,8 +359,6 @@ final class CurlTransfer: @unchecked Sendable {
         closeUnusedFiles()
         if let easy { ccurl_easy_cleanup(easy) }
         easy = nil
-        if let mime { ccurl_mime_free(mime) }
-        mime = nil
         inline = nil
         stream = nil
         if let headerList { ccurl_slist_free_all(headerList) }

@@ -4,11 +4,11 @@ import UploadDomain
 
 /// A body small enough to go out in the same write as the request's headers.
 ///
-/// libcurl appends a `POSTFIELDS` body of under 64 KiB to the buffer that holds the request's headers, where a MIME
-/// or read-callback body always costs a second `send`, and the server a second read (libcurl 7.88; later versions
+/// libcurl appends a `POSTFIELDS` body of under 64 KiB to the buffer that holds the request's headers, where a
+/// read-callback body always costs a second `send`, and the server a second read (libcurl 7.88; later versions
 /// fill that buffer from any body). So the files of a small request are read whole when it is prepared, hashed
-/// (XXH3-128, as `FileBody` does on the way) and, for a multipart request, framed exactly as libcurl's MIME API
-/// frames them (`MultipartFraming`).
+/// (XXH3-128, as `FileBody` does on the way) and, for a multipart request, framed as a streamed one is
+/// (`MultipartFraming`).
 final class InlineBody: MultipartFraming {
     /// File bytes at most, so that with the framing the body stays under libcurl's 64 KiB.
     static let limit: Int64 = 48 << 10
@@ -32,7 +32,7 @@ final class InlineBody: MultipartFraming {
 
     /// Reads the files of `request` (one that `fits`); `descriptor(i)` takes file i, already open (closed here),
     /// or gives -1; `boundary` is for tests. Nil in the rare case the boundary occurs in a file or field: that
-    /// request goes the MIME way instead.
+    /// request is streamed instead, with a boundary of its own.
     /// - Throws: `fileUnreadable` when a file cannot be read, `fileChanged` when it is shorter than scanned.
     init?(_ request: TransferRequest, boundary given: String? = nil, descriptor: (Int) -> Int32) throws(UploadError) {
         let files = request.files

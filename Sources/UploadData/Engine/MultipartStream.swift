@@ -2,10 +2,8 @@ import Glibc
 import UploadDomain
 
 /// A multipart/form-data body streamed through the read callback: the framing (`MultipartFraming`, as libcurl's
-/// MIME API frames it) held in memory, the files read from disk between it (`FileBody`, hashed on the way).
-///
-/// Over HTTP/2 and TLS it stands in for libcurl's MIME body, whose reader fills libcurl's whole buffer whatever a
-/// part returns, so its chunks cannot be cut to make each frame fill one TLS record (`FileBody.frameFittingRead`).
+/// MIME API frames it) held in memory, the files read from disk between it (`FileBody`, hashed on the way), at
+/// most `readLimit` bytes a read (`FileBody.frameFittingRead` over HTTP/2 and TLS).
 ///
 /// Touched only on its transfer's curl thread, from libcurl's read and seek callbacks.
 final class MultipartStream: MultipartFraming {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 import UploadDomain
 
 @testable import UploadData
@@ -122,5 +123,26 @@ extension RawCapture {
             fields: [FormField(name: "no\"te", value: "a\r\nb"), FormField(name: "plain", value: "x")],
             headers: [], token: nil, batchSize: 3, idempotencyKeys: false)
         return (try await planner.request(for: items), items)
+    }
+
+    /// Sends the form of `request` (a multipart one) here with curl's own tool, `curl -F`: libcurl's MIME API
+    /// framing it, the reference for the bodies framed by `MultipartFraming`.
+    func sendWithCurlTool(_ request: TransferRequest) async throws {
+        guard case .multipart(let fields, let fileField, let files) = request.body else {
+            preconditionFailure("Invalid test: curl -F sends a multipart request")
+        }
+        // A quoted word of -F may hold anything; backslash escapes its quotes and backslashes.
+        func quoted(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        var arguments = ["-sS", "-o", "/dev/null", "-H", "Expect:"]
+        for field in fields { arguments += ["--form-string", "\(field.name)=\(field.value)"] }
+        for item in files {
+            arguments += [
+                "-F", "\(fileField)=@\(quoted(item.path));type=\(item.contentType);filename=\(quoted(item.relativePath))",
+            ]
+        }
+        let outcome = try await ChildProcess.run("/usr/bin/curl", arguments + [request.url])
+        try #require(outcome.status == 0, "curl -F: \(outcome.standardError)")
     }
 }
