@@ -46,6 +46,9 @@ final class JournalOpening: Sendable {
         requested.signal()
     }
 
+    /// Whether a thread has begun to prepare the journal: asked before `prepared()`, the start-up thread.
+    var hasBegun: Bool { claimed.load(ordering: .acquiring) }
+
     /// The journal locked, checked and migrated: prepared here unless the start-up thread has begun to.
     /// - Throws: `JournalError` for a journal that cannot be used.
     func prepared() throws(JournalError) -> PreparedJournal {

@@ -19,17 +19,19 @@ struct UploadRun {
     /// - Throws: `UsageError` for an unusable journal or a missing libcurl, `NothingToUpload` when
     ///   `--retry-failed` finds nothing.
     nonisolated(nonsending) func run() async throws -> ExitStatus {
-        // The journal before libcurl: this thread prepares it unless the start-up thread, which loads libcurl
-        // first, has begun to (see JournalOpening).
-        let prepared = try prepareJournal()
+        // The start-up thread loads libcurl, then prepares the journal (see JournalOpening). While it is still
+        // loading, this thread prepares the journal; once it has gone on to the journal, libcurl's threads start
+        // while it finishes.
+        var prepared = plan.journal?.hasBegun == false ? try prepareJournal() : nil
         if let problem = CurlEngine.libraryProblem()
             ?? (plan.imageOptions.changesNothing ? nil : VipsImagePreparer.libraryProblem())
         {
-            prepared?.release()
+            if let prepared { prepared.release() } else { plan.journal?.abandon() }
             throw UsageError(description: problem)
         }
         let engine = CurlEngine(options: plan.engineOptions)
         defer { engine.shutdown() }
+        if prepared == nil { prepared = try prepareJournal() }
         let journal = try prepared.map(begin)
         var items = plan.items
         if plan.retryFailed, let journal {
