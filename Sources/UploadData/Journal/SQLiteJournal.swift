@@ -16,6 +16,10 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     public let runID: Int64
 
     private let queue: DatabaseQueue
+    /// Whether this run created the file: it then holds no other run's files.
+    private let created: Bool
+    /// Set by the first `record`: from then on the file holds files of this run.
+    private let recordedFiles = Atomic<Bool>(false)
     private let writer: JournalWriter
     /// Dropped (and so released) by `close`.
     private let lock: Mutex<JournalLock?>
@@ -72,12 +76,15 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         }
     }
 
-    fileprivate init(path: String, destination: String, runID: Int64, queue: DatabaseQueue, lock: consuming JournalLock)
-    {
+    fileprivate init(
+        path: String, destination: String, runID: Int64, queue: DatabaseQueue, created: Bool,
+        lock: consuming JournalLock
+    ) {
         self.path = path
         self.destination = destination
         self.runID = runID
         self.queue = queue
+        self.created = created
         self.lock = Mutex(lock)
         writer = JournalWriter(queue: queue, path: path, runID: runID)
     }
@@ -92,7 +99,9 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     /// The (path, destination) pairs go in as one JSON array, which SQLite walks with `json_each` and joins on
     /// the files' unique index; binding 10,000 rows into a temporary table costs several times more.
     /// Size and mtime are compared here, on the stored REAL, so no number takes a trip through decimal text.
+    /// A journal this run created, before this run records a file, holds none to look up.
     public func priorOutcomes(of items: [UploadItem], destinations: [String]) -> [Int: JournalEntry.PriorOutcome] {
+        if created, !recordedFiles.load(ordering: .acquiring) { return [:] }
         writer.flush()
         do {
             return try Self.priorOutcomes(of: items, destinations: destinations, in: queue)
@@ -136,6 +145,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
 
     /// Buffers the entry and returns at once; the writer thread commits it within about 50 ms.
     public func record(_ entry: JournalEntry) {
+        recordedFiles.store(true, ordering: .releasing)
         writer.submit(.file(entry, at: Date().timeIntervalSince1970))
     }
 
@@ -298,7 +308,8 @@ public final class PreparedJournal: Sendable {
                 return db.lastInsertedRowID
             }
             if created { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") } }
-            return SQLiteJournal(path: path, destination: destination, runID: runID, queue: queue, lock: lock)
+            return SQLiteJournal(
+                path: path, destination: destination, runID: runID, queue: queue, created: created, lock: lock)
         } catch {
             throw JournalError.from(error, path: path)
         }
