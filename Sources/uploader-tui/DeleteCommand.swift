@@ -39,6 +39,7 @@ struct DeleteCommand: ParsableCommand {
         let requests = try keys.map { key in (key, try request(for: key)) }
         var options = CurlEngine.Options(insecure: insecure)
         try tls.apply(to: &options, environment: ProcessInfo.processInfo.environment)
+        try TLSOptions.checkFiles(of: options)
         if let problem = CurlEngine.libraryProblem() { throw UsageError(description: problem) }
         let engine = CurlEngine(options: options)
         defer { engine.shutdown() }

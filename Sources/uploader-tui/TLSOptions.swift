@@ -53,22 +53,13 @@ struct TLSOptions: ParsableArguments {
 
     static let proxySchemes: Set<String> = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
 
-    /// Checks every file and the proxy, then writes them into `options`.
-    /// - Throws: `UsageError` naming the file or option and the cause, before anything is sent.
+    /// Checks the options and writes them into `options`; `checkFiles` then checks the files they name.
+    /// - Throws: `UsageError` naming the option and the cause, before anything is sent.
     func apply(to options: inout CurlEngine.Options, environment: [String: String]) throws {
         let trust = TLSTrust.resolve(
             caFile: cacert, caPath: capath, insecure: options.insecure, environment: environment)
-        if let caFile = trust.caFile, let problem = TLSFileCheck.problem(caFile: caFile) {
-            throw UsageError(description: problem)
-        }
-        if let caPath = trust.caPath, let problem = TLSFileCheck.problem(caPath: caPath) {
-            throw UsageError(description: problem)
-        }
         if key != nil, cert == nil {
             throw UsageError(description: "--key needs --cert (the certificate it signs for)")
-        }
-        if let cert, let problem = TLSFileCheck.problem(certificate: cert, key: key) {
-            throw UsageError(description: problem)
         }
         if let proxy { try Self.validate(proxy: proxy) }
         if let noproxy, noproxy.contains(where: { $0.isNewline || $0 == "\0" }) {
@@ -84,6 +75,25 @@ struct TLSOptions: ParsableArguments {
         options.noProxy = noproxy
         options.httpVersion = httpVersion?.version ?? .automatic
         options.maxHostConnections = maxHostConnections ?? 0
+    }
+
+    /// Checks the CA file or folder and the client identity that `apply` wrote into `options`.
+    ///
+    /// Apart from `apply`: reading their contents loads OpenSSL, which waits while the start-up thread is loading
+    /// libcurl (one dynamic loader lock), so an upload checks them after its scan.
+    /// - Throws: `UsageError` naming the file and the cause, before anything is sent.
+    static func checkFiles(of options: CurlEngine.Options) throws {
+        if let caFile = options.trust.caFile, let problem = TLSFileCheck.problem(caFile: caFile) {
+            throw UsageError(description: problem)
+        }
+        if let caPath = options.trust.caPath, let problem = TLSFileCheck.problem(caPath: caPath) {
+            throw UsageError(description: problem)
+        }
+        if let cert = options.clientCertificate,
+            let problem = TLSFileCheck.problem(certificate: cert, key: options.clientKey)
+        {
+            throw UsageError(description: problem)
+        }
     }
 
     /// A proxy URL with a scheme libcurl speaks, a host and a port in range; "" (no proxy) passes.

@@ -219,6 +219,12 @@ extension UploadCommand {
             throw NothingToUpload(
                 description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)")
         }
+        do {
+            try TLSOptions.checkFiles(of: engineOptions)
+        } catch {
+            journalOpening?.abandon()
+            throw error
+        }
         // The rules see the batch that would be sent: links and repeated content left out.
         let (items, duplicateNotes) = rules.applyingDuplicates(to: scan.items)
         let (violations, warnings) = rules.check(batchRules, items)
