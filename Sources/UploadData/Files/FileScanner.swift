@@ -244,8 +244,11 @@ public struct FileScanner: Sendable {
     }
 
     /// From this many files in a folder they are probed on several threads: a file costs four system calls, about
-    /// 4 µs, and 10,000 of them were 40 ms on the way to the first request.
-    static let parallelProbes = 128
+    /// 4 µs, and 10,000 of them were 40 ms on the way to the first request. Fewer are probed on the calling thread:
+    /// new threads cost more than they save there, as each waits for the dynamic loader's lock while the start-up
+    /// thread loads libcurl (`pthread_create` sets up thread-local storage under it), and on a VM for an idle
+    /// vCPU to wake.
+    static let parallelProbes = 1_024
 
     /// The files of the folder open as `folder`, probed in order; by blocks on up to four threads when there are many.
     private static func probe(_ files: [FileToProbe], in folder: Int32) -> [Found] {
