@@ -83,12 +83,14 @@ struct RuleOptions: ParsableArguments {
 
     /// Every rule `items` break (links and duplicates not counted), and warnings for names that disagree with bytes.
     func check(_ rules: BatchRules, _ items: [UploadItem]) -> (violations: [BatchRules.Violation], warnings: [String]) {
+        // Only --types compares the extension's type with the bytes'.
+        let checksTypes = rules.types != nil
         let files = items.filter { $0.skipReason == nil }.map { item in
             BatchRules.File(
                 name: item.relativePath, size: item.size, sniffedType: item.sniffedType,
-                extensionType: MediaType.forExtension(of: item.relativePath))
+                extensionType: checksTypes ? MediaType.forExtension(of: item.relativePath) : nil)
         }
-        let warnings = rules.types == nil ? [] : BatchRules.mismatchedExtensions(files)
+        let warnings = checksTypes ? BatchRules.mismatchedExtensions(files) : []
         return (rules.violations(of: files, formatBytes: Format.bytes), warnings)
     }
 }

@@ -61,8 +61,10 @@ enum TokenSource {
 }
 
 extension UploadCommand {
-    /// - Parameter journal: The opening started with `main`; told the journal's path, or to skip it.
-    func makePlan(journal opening: JournalOpening) throws -> UploadPlan {
+    /// - Parameters:
+    ///   - journal: The opening started with `main`; told the journal's path, or to skip it.
+    ///   - environment: The process's environment, read once by `main`.
+    func makePlan(journal opening: JournalOpening, environment: [String: String]) throws -> UploadPlan {
         guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
         let headers = try header.map { line -> HTTPHeader in
             guard let parsed = HTTPHeader(line: line) else {
@@ -114,7 +116,7 @@ extension UploadCommand {
             }
             bandwidthLimit = parsed
         }
-        let bearer = token ?? ProcessInfo.processInfo.environment["UPLOADER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+        let bearer = token ?? environment["UPLOADER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         if let bearer, bearer.contains(where: { $0.isNewline }) {
             throw UsageError(description: "the token holds a line break")
         }
@@ -147,7 +149,6 @@ extension UploadCommand {
         if retryFailed, noResume {
             throw UsageError(description: "--retry-failed needs the journal; drop --no-resume")
         }
-        let environment = ProcessInfo.processInfo.environment
         var engineOptions = CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout)
         try tls.apply(to: &engineOptions, environment: environment)
         let journalPath =

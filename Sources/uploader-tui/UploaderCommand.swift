@@ -46,14 +46,16 @@ struct UploaderCommand: AsyncParsableCommand {
         do {
             switch parsed {
             case let upload as UploadCommand where upload.dryRun:
-                status = try await DryRun(plan: try upload.makePlan(journal: journal)).run()
+                let plan = try upload.makePlan(journal: journal, environment: environment)
+                status = try await DryRun(plan: plan).run()
             case let upload as UploadCommand:
                 // An interactive run starts its run process before anything else, which checks and scans (issue 18).
                 if let launcher = try RunLauncher.forInteractive(upload, environment: environment) {
                     journal.skip()
                     status = try await launcher.start()
                 } else {
-                    status = try await UploadRun(plan: try upload.makePlan(journal: journal)).run()
+                    let plan = try upload.makePlan(journal: journal, environment: environment)
+                    status = try await UploadRun(plan: plan).run()
                 }
             case let serve as ServeRunCommand:
                 status = try await serveRun(serve, journal: journal, environment: environment)
@@ -129,7 +131,7 @@ struct UploaderCommand: AsyncParsableCommand {
         guard let upload = try parseAsRoot(arguments) as? UploadCommand else {
             throw UsageError(description: "_serve-run: not the arguments of an upload")
         }
-        var plan = try upload.makePlan(journal: journal)
+        var plan = try upload.makePlan(journal: journal, environment: environment)
         plan.service = serve.id
         return try await UploadRun(plan: plan).run()
     }

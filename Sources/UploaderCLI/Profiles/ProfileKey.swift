@@ -32,7 +32,7 @@ public struct ProfileKey: Sendable, Hashable {
     ) {
         self.name = name
         self.kind = kind
-        self.long = long == "" ? name.replacingOccurrences(of: "_", with: "-") : long
+        self.long = long == "" ? String(name.map { $0 == "_" ? "-" : $0 }) : long
         self.short = short
         self.forDelete = forDelete
         self.isSecret = isSecret
