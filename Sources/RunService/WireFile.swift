@@ -125,8 +125,8 @@ public struct WireError: Codable, Sendable, Equatable {
 
     private static let codes: [UploadError.Code] = [
         .badURL, .requestFailed, .connectionFailed, .invalidResponse, .notFound, .serverError, .decodingFailed,
-        .encodingFailed, .presignMismatch, .fileUnreadable, .fileChanged, .unauthorized, .cancelled, .timedOut,
-        .imageUnreadable, .imageTooLarge, .preparedCopyUnwritable, .tlsFailed, .verifyMismatch, .verifyUnavailable,
+        .presignMismatch, .fileUnreadable, .fileChanged, .unauthorized, .cancelled, .timedOut, .imageUnreadable,
+        .imageTooLarge, .preparedCopyUnwritable, .tlsFailed, .verifyMismatch, .verifyUnavailable,
     ]
 
     static func name(_ code: UploadError.Code) -> String {

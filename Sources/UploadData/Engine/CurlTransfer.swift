@@ -201,9 +201,9 @@ final class CurlTransfer: @unchecked Sendable {
         if request.method == .post { try set(CURLOPT_CUSTOMREQUEST, "POST") }
     }
 
-    /// A multipart body framed here (`MultipartStream`), not by libcurl's MIME API: its reader fills libcurl's whole
-    /// buffer whatever a part returns, so its reads cannot be cut to fit HTTP/2 frames, and its boundary costs
-    /// each curl thread the set-up of OpenSSL's random generator before the first request of a plain HTTP run.
+    /// A multipart body framed here (`MultipartStream`), not by libcurl's MIME API, whose reader fills libcurl's
+    /// whole buffer whatever a part returns (so its reads could not be cut to fit HTTP/2 frames), and whose boundary
+    /// cost each curl thread the set-up of OpenSSL's random generator before the first request.
     private func streamMultipart(
         fields: [FormField], fileField: String, files: [UploadItem], headers lines: inout [String]
     ) throws(UploadError) {

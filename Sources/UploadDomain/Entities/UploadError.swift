@@ -10,7 +10,6 @@ public struct UploadError: Error, Sendable, Equatable {
         case serverError
         case httpStatus(Int)
         case decodingFailed
-        case encodingFailed
         case presignMismatch
         case fileUnreadable
         case fileChanged
@@ -112,7 +111,6 @@ extension UploadError: CustomStringConvertible {
         case .serverError: return "\(status ?? "HTTP 500") server error"
         case .httpStatus(let n): return "HTTP \(n)"
         case .decodingFailed: return "could not decode the response" + (cause.map { ": \($0)" } ?? "")
-        case .encodingFailed: return "could not encode the request" + (cause.map { ": \($0)" } ?? "")
         case .presignMismatch: return "presign response does not match the request" + (cause.map { ": \($0)" } ?? "")
         case .fileUnreadable: return "cannot read file" + (cause.map { ": \($0)" } ?? "")
         case .fileChanged: return "file changed while uploading" + (cause.map { ": \($0)" } ?? "")
