@@ -316,7 +316,8 @@ static int save_webp(VipsImage *image, const char *path, int quality, int strip)
     return failed;
 }
 
-int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int quality, int strip, int *error_number) {
+int cvips_save(
+    CVipsImage *image, const char *path, CVipsFormat format, int quality, int strip, int smallest, int *error_number) {
     errno = 0;
     ready();
     // (api.g_object_ref) in parentheses: GLib defines a g_object_ref macro.
@@ -335,7 +336,7 @@ int cvips_save(CVipsImage *image, const char *path, CVipsFormat format, int qual
     int failed;
     switch (format) {
     case CVIPS_JPEG:
-        failed = api.vips_jpegsave(in, path, "Q", quality, "strip", strip, "optimize_coding", TRUE, NULL);
+        failed = api.vips_jpegsave(in, path, "Q", quality, "strip", strip, "optimize_coding", smallest, NULL);
         break;
     case CVIPS_WEBP: failed = save_webp(in, path, quality, strip); break;
     case CVIPS_PNG: failed = api.vips_pngsave(in, path, "strip", strip, NULL); break;

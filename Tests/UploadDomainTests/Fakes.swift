@@ -130,6 +130,7 @@ final class InMemoryPreparer: ImagePreparing {
     struct Pending: Sendable {
         let item: UploadItem
         let options: ImageOptions
+        let encoding: ImageEncoding
         let reply: @Sendable (Result<PreparedImage?, UploadError>) -> Void
     }
 
@@ -141,9 +142,11 @@ final class InMemoryPreparer: ImagePreparing {
         (started, sink) = AsyncStream.makeStream()
     }
 
-    func prepare(_ item: UploadItem, options: ImageOptions) async throws(UploadError) -> PreparedImage? {
+    func prepare(
+        _ item: UploadItem, options: ImageOptions, encoding: ImageEncoding
+    ) async throws(UploadError) -> PreparedImage? {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PreparedImage?, UploadError>, Never>) in
-            sink.yield(Pending(item: item, options: options) { continuation.resume(returning: $0) })
+            sink.yield(Pending(item: item, options: options, encoding: encoding) { continuation.resume(returning: $0) })
         }
         return try result.get()
     }

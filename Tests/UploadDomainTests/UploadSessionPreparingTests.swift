@@ -67,6 +67,44 @@ struct UploadSessionPreparingTests {
         #expect(preparer.discarded.withLock { $0 } == ["/tmp/prep/f0.jpg", "/tmp/prep/f3.jpg"])
     }
 
+    @Test("images are encoded for the smallest size only while files wait for the link, else for speed")
+    func encodingFollowsTheLink() async throws {
+        let transport = InMemoryTransport()
+        let preparer = InMemoryPreparer()
+        let session = UploadSession(
+            items: items([4_000, 5_000, 6_000, 7_000]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1, imageOptions: options, preparingWorkers: 1), preparer: preparer)
+        var events = session.events.makeAsyncIterator()
+        var preparations = preparer.started.makeAsyncIterator()
+        var requests = transport.started.makeAsyncIterator()
+        await session.start()
+        // Nothing waits for the link: the first file is wanted as soon as it is ready.
+        let first = try #require(await preparations.next())
+        #expect(first.encoding == .fastest)
+        first.reply(.success(InMemoryPreparer.prepared(first.item, size: 1_000)))
+        let sendingFirst = try #require(await requests.next())
+        // The link is busy with file 0, but nothing waits for it.
+        let second = try #require(await preparations.next())
+        #expect(second.encoding == .fastest)
+        second.reply(.success(InMemoryPreparer.prepared(second.item, size: 1_000)))
+        // File 1 waits for the only slot: the link is behind, so file 2 may take longer for fewer bytes.
+        let third = try #require(await preparations.next())
+        #expect(third.item.id == 2)
+        #expect(third.encoding == .smallest)
+        sendingFirst.reply(.success(TransferResponse(status: 201)))
+        let sendingSecond = try #require(await requests.next())
+        sendingSecond.reply(.success(TransferResponse(status: 201)))
+        #expect(await awaitEvent(.done, file: 1, in: &events) != nil)
+        // The link caught up: file 2 goes out at once and file 3 is wanted as soon as it is ready again.
+        third.reply(.success(InMemoryPreparer.prepared(third.item, size: 1_000)))
+        let fourth = try #require(await preparations.next())
+        #expect(fourth.encoding == .fastest)
+        fourth.reply(.success(InMemoryPreparer.prepared(fourth.item, size: 1_000)))
+        for _ in 0..<2 { try #require(await requests.next()).reply(.success(TransferResponse(status: 201))) }
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().files.map(\.phase) == [.done, .done, .done, .done])
+    }
+
     @Test("a stop cancels the files being prepared; a preparation that ends after it is removed, not sent")
     func stopWhilePreparing() async throws {
         let transport = InMemoryTransport()

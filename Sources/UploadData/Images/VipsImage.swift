@@ -123,13 +123,16 @@ final class VipsImage {
         cvips_save_heic(pointer, path, Int32(quality)) == 0
     }
 
-    /// Encodes into `path`; on failure the system's error of the write (ENOSPC, …), or 0 when the image was at fault
-    /// (the reason is in `VipsLibrary.takeError(about:)`). A failure may leave a partial file for the caller to remove.
-    func save(to path: String, format: ImageOutputFormat, quality: Int, strip: Bool) -> Result<Void, SaveFailure> {
+    /// Encodes into `path`, a JPEG with optimised Huffman tables when `smallest`; on failure the system's error of the
+    /// write (ENOSPC, …), or 0 when the image was at fault (the reason is in `VipsLibrary.takeError(about:)`). A failure
+    /// may leave a partial file for the caller to remove.
+    func save(
+        to path: String, format: ImageOutputFormat, quality: Int, strip: Bool, smallest: Bool = true
+    ) -> Result<Void, SaveFailure> {
         var errorNumber: Int32 = 0
+        let quality = Int32(min(max(quality, 1), 100))
         let failed =
-            cvips_save(
-                pointer, path, format.encoder, Int32(min(max(quality, 1), 100)), strip ? 1 : 0, &errorNumber) != 0
+            cvips_save(pointer, path, format.encoder, quality, strip ? 1 : 0, smallest ? 1 : 0, &errorNumber) != 0
         return failed ? .failure(SaveFailure(errorNumber: errorNumber)) : .success(())
     }
 

@@ -4,7 +4,9 @@ import UploadDomain
 /// The blocking part, run on a worker thread.
 extension VipsImagePreparer {
     /// Prepares `item`, an image of MIME type `type`; see `prepare(_:options:)`.
-    func prepareNow(_ item: UploadItem, type: String, options: ImageOptions) throws(UploadError) -> PreparedImage? {
+    func prepareNow(
+        _ item: UploadItem, type: String, options: ImageOptions, encoding: ImageEncoding
+    ) throws(UploadError) -> PreparedImage? {
         if let why = VipsLibrary.loadError() {
             throw UploadError(.imageUnreadable, file: item.relativePath, cause: why)
         }
@@ -34,7 +36,8 @@ extension VipsImagePreparer {
         let format = ImageOutputFormat.forInput(type, options: options)
         let path = try folder.newFile(extension: format.fileExtension, for: item.relativePath)
         if case .failure(let saving) = image.save(
-            to: path, format: format, quality: options.quality, strip: options.stripMetadata)
+            to: path, format: format, quality: options.quality, strip: options.stripMetadata,
+            smallest: encoding == .smallest)
         {
             let error = failure(item, writing: path, errorNumber: saving.errorNumber)
             unlink(path)

@@ -25,17 +25,19 @@ public final class VipsImagePreparer: ImagePreparing {
         self.workers = workers
     }
 
-    /// Prepares `item` with `options` into the temporary folder.
+    /// Prepares `item` with `options` into the temporary folder; `encoding` chooses JPEG's Huffman tables.
     /// - Returns: the prepared file, or nil when the file is sent as it is: `options` change nothing, it is not an
     ///   image type handled here, it is animated or has several pages (only the first would survive), or nothing
     ///   needs doing (no `--convert`, no `--strip-metadata`, and it already fits `--max-dimension`).
     /// - Throws: `UploadError` naming the file: `imageTooLarge` (the header declares more than `maxPixels`, refused
     ///   before decoding), `imageUnreadable` (not decodable, with libvips' reason), `fileUnreadable` (the file is gone
     ///   or unreadable), `preparedCopyUnwritable` (a full temporary disk). No partial file is left behind.
-    public func prepare(_ item: UploadItem, options: ImageOptions) async throws(UploadError) -> PreparedImage? {
+    public func prepare(
+        _ item: UploadItem, options: ImageOptions, encoding: ImageEncoding = .smallest
+    ) async throws(UploadError) -> PreparedImage? {
         guard !options.changesNothing, let type = Self.imageType(of: item) else { return nil }
         return try await workers.result { [self] in
-            Result { () throws(UploadError) in try prepareNow(item, type: type, options: options) }
+            Result { () throws(UploadError) in try prepareNow(item, type: type, options: options, encoding: encoding) }
         }.get()
     }
 

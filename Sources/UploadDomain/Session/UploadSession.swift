@@ -275,10 +275,13 @@ public actor UploadSession {
             apply(files[id].machine.beginPreparing(), to: id)
             let item = files[id].item
             let options = configuration.imageOptions
+            // Files already waiting for a transfer slot: the link is behind, so CPU spent on fewer bytes is free.
+            // Otherwise this file is wanted as soon as it is ready.
+            let encoding: ImageEncoding = queueHead < queue.count ? .smallest : .fastest
             Task { [weak self] in
                 let outcome: Result<PreparedImage?, UploadError>
                 do throws(UploadError) {
-                    outcome = .success(try await preparer.prepare(item, options: options))
+                    outcome = .success(try await preparer.prepare(item, options: options, encoding: encoding))
                 } catch {
                     outcome = .failure(error)
                 }

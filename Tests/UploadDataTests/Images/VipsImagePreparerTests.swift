@@ -64,6 +64,26 @@ struct VipsImagePreparerTests {
         #expect(throws: Never.self) { try output.save(to: scratch.root + "/decoded.png", format: .png, quality: 80, strip: false).get() }
     }
 
+    @Test("a JPEG encoded for the smallest size has the same pixels in fewer bytes than one encoded for speed")
+    func smallestEncodingKeepsThePixels() async throws {
+        let scratch = try ImageScratch()
+        defer { scratch.remove() }
+        let photo = try scratch.image("photo.png", width: 800, height: 600, format: .png)
+        let options = ImageOptions(convert: .jpeg, quality: 80)
+        let fastest = try #require(try await scratch.preparer.prepare(photo, options: options, encoding: .fastest))
+        let smallest = try #require(try await scratch.preparer.prepare(photo, options: options, encoding: .smallest))
+        #expect(smallest.size < fastest.size)
+        // Only the entropy coding differs: both decode to the same pixels, so their lossless copies are the same bytes.
+        var decoded: [Data] = []
+        for (index, prepared) in [fastest, smallest].enumerated() {
+            let image = try #require(VipsImage.header(path: prepared.path))
+            let path = scratch.root + "/decoded-\(index).png"
+            try image.save(to: path, format: .png, quality: 80, strip: true).get()
+            decoded.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        #expect(decoded[0] == decoded[1])
+    }
+
     @Test("a lower quality gives fewer bytes", arguments: [ImageOptions.Format.jpeg, .webp])
     func qualityChangesSize(format: ImageOptions.Format) async throws {
         let scratch = try ImageScratch()
