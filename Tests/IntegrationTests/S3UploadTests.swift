@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -52,6 +53,35 @@ struct S3UploadTests {
         #expect(try await moto.tool("uploads", "big") == "[]")
     }
 
+    @Test("into a bucket with Object Lock, single and multipart uploads name SHA-256 checksums, which S3 keeps")
+    func checksumsStandInForContentMD5() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb-locked", "locked")
+        let folder = try TestFolder("s3locked")
+        try folder.write("small.jpg", size: 70_000, seed: 3, prefix: Magic.jpeg)
+        let big = try folder.writeLarge("big.bin", size: 12 << 20, seed: 5)
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", "s3://locked/", "--endpoint-url", moto.endpoint, "--no-tui",
+                "--multipart-threshold", "5M", "--part-size", "5M",
+            ],
+            environment: MotoFixture.environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let small = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/small.jpg"))
+        #expect(
+            try await moto.tool("checksum", "locked", "small.jpg")
+                == Data(SHA256.hash(data: small)).base64EncodedString())
+        // A multipart object's checksum is the SHA-256 of its parts' SHA-256s.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: big))
+        let parts = stride(from: 0, to: bytes.count, by: 5 << 20).flatMap {
+            Array(SHA256.hash(data: bytes[$0..<min($0 + (5 << 20), bytes.count)]))
+        }
+        let composite = Data(SHA256.hash(data: parts)).base64EncodedString()
+        #expect(try await moto.tool("checksum", "locked", "big.bin") == composite)
+        #expect(try await moto.tool("sha256", "locked", "big.bin") == (try sha256(ofFile: big)))
+    }
+
     @Test("interrupting a multipart upload aborts it: no upload is left behind and no object appears")
     func cancelAborts() async throws {
         let moto = try await MotoFixture.start()
@@ -86,7 +116,8 @@ struct S3UploadTests {
             path, "--to", "s3://resume/", "--endpoint-url", moto.endpoint, "--json", "--journal", journal,
             "--part-size", "5M", "--multipart-threshold", "5M", "--concurrency", "2",
         ]
-        let child = try ChildProcess.start(binary, arguments + ["--limit-rate", "2M"], environment: MotoFixture.environment)
+        let child = try ChildProcess.start(
+            binary, arguments + ["--limit-rate", "2M"], environment: MotoFixture.environment)
         try await waitUntil("two parts in the journal", every: .milliseconds(100)) {
             Int(try await journalQuery(journal, "SELECT count(*) FROM multipart_parts").first ?? "") ?? 0 >= 2
         }
@@ -115,8 +146,10 @@ struct S3UploadTests {
         try folder.write("small file name.jpg", size: 50_000, seed: 1, prefix: Magic.jpeg)
         try folder.writeLarge("large.bin", size: 12 << 20, seed: 2)
         let good = ["AWS_ACCESS_KEY_ID": keys[0], "AWS_SECRET_ACCESS_KEY": keys[1], "AWS_REGION": "us-east-1"]
-        let arguments = [folder.path, "--to", "s3://signed/in/", "--endpoint-url", moto.endpoint, "--no-tui",
-            "--multipart-threshold", "5M", "--part-size", "5M", "--retries", "0"]
+        let arguments = [
+            folder.path, "--to", "s3://signed/in/", "--endpoint-url", moto.endpoint, "--no-tui",
+            "--multipart-threshold", "5M", "--part-size", "5M", "--retries", "0",
+        ]
         let signed = try await ChildProcess.run(binary, arguments, environment: good)
         #expect(signed.status == 0, "\(signed.standardError)")
         #expect(signed.standardError.contains("2 files: 2 done"))

@@ -66,6 +66,14 @@ enum JournalSchema {
             // The digest `--verify` found the stored copy to have; NULL for a file not verified.
             try db.execute(sql: "ALTER TABLE files ADD COLUMN verified TEXT")
         }
+        migrator.registerMigration("multipart.checksums") { db in
+            // An upload's checksum algorithm and each part's checksum as sent; NULL for uploads made without one.
+            try db.execute(
+                sql: """
+                    ALTER TABLE multipart_uploads ADD COLUMN checksum_algorithm TEXT;
+                    ALTER TABLE multipart_parts ADD COLUMN checksum TEXT;
+                    """)
+        }
         return migrator
     }
 

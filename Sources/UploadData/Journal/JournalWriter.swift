@@ -183,17 +183,21 @@ final class JournalWriter: Sendable {
                             WHERE path = ? AND destination = ? AND size = ? AND mtime = ?
                             """
                     ).execute(arguments: [contentHash, job.path, job.destination, job.size, job.modified])
-                case .uploadBegan(let uploadID, let item, let key, let time):
+                case .uploadBegan(let uploadID, let item, let key, let algorithm, let time):
                     try db.cachedStatement(
                         sql: """
-                            INSERT OR REPLACE INTO multipart_uploads (upload_id, path, key, size, mtime, created_at)
-                            VALUES (?, ?, ?, ?, ?, ?)
+                            INSERT OR REPLACE INTO multipart_uploads
+                            (upload_id, path, key, size, mtime, created_at, checksum_algorithm)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)
                             """
-                    ).execute(arguments: [uploadID, item.path, key, item.size, item.modified, time])
-                case .partFinished(let uploadID, let number, let etag):
+                    ).execute(arguments: [uploadID, item.path, key, item.size, item.modified, time, algorithm])
+                case .partFinished(let uploadID, let number, let part):
                     try db.cachedStatement(
-                        sql: "INSERT OR REPLACE INTO multipart_parts (upload_id, number, etag) VALUES (?, ?, ?)"
-                    ).execute(arguments: [uploadID, number, etag])
+                        sql: """
+                            INSERT OR REPLACE INTO multipart_parts (upload_id, number, etag, checksum)
+                            VALUES (?, ?, ?, ?)
+                            """
+                    ).execute(arguments: [uploadID, number, part.etag, part.checksum])
                 case .uploadEnded(let uploadID):
                     try db.cachedStatement(sql: "DELETE FROM multipart_parts WHERE upload_id = ?")
                         .execute(arguments: [uploadID])

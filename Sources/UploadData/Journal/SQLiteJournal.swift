@@ -237,24 +237,26 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     // MARK: - MultipartCheckpoints
 
     /// The newest upload begun for this file and key, if the file still has the size and mtime it had then.
-    public func unfinishedUpload(of item: UploadItem, key: String) -> (uploadID: String, parts: [Int: String])? {
+    public func unfinishedUpload(of item: UploadItem, key: String) -> UnfinishedUpload? {
         writer.flush()
         do {
             return try queue.read { db in
-                let uploadID = try String.fetchOne(
+                let upload = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT upload_id FROM multipart_uploads
+                        SELECT upload_id, checksum_algorithm FROM multipart_uploads
                         WHERE path = ? AND key = ? AND size = ? AND mtime = ?
                         ORDER BY created_at DESC, rowid DESC LIMIT 1
                         """,
                     arguments: [item.path, key, item.size, item.modified])
-                guard let uploadID else { return nil }
-                var parts: [Int: String] = [:]
+                guard let upload else { return nil }
+                let uploadID: String = upload[0]
+                var parts: [Int: FinishedPart] = [:]
                 let rows = try Row.fetchCursor(
-                    db, sql: "SELECT number, etag FROM multipart_parts WHERE upload_id = ?", arguments: [uploadID])
-                while let row = try rows.next() { parts[row[0]] = row[1] }
-                return (uploadID, parts)
+                    db, sql: "SELECT number, etag, checksum FROM multipart_parts WHERE upload_id = ?",
+                    arguments: [uploadID])
+                while let row = try rows.next() { parts[row[0]] = FinishedPart(etag: row[1], checksum: row[2]) }
+                return UnfinishedUpload(uploadID: uploadID, checksumAlgorithm: upload[1], parts: parts)
             }
         } catch {
             writer.noteFailure(JournalError.from(error, path: path))
@@ -263,14 +265,16 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     }
 
     /// Notes the upload's start, committed at once: it is what lets a later run continue instead of restarting.
-    public func uploadBegan(_ uploadID: String, item: UploadItem, key: String) {
-        let write = JournalWrite.uploadBegan(uploadID: uploadID, item: item, key: key, at: Date().timeIntervalSince1970)
+    public func uploadBegan(_ uploadID: String, item: UploadItem, key: String, checksumAlgorithm: String?) {
+        let write = JournalWrite.uploadBegan(
+            uploadID: uploadID, item: item, key: key, checksumAlgorithm: checksumAlgorithm,
+            at: Date().timeIntervalSince1970)
         writer.submit(write, prompt: true)
     }
 
     /// Notes one finished part, committed at once (a part may be gigabytes of transfer).
-    public func partFinished(uploadID: String, number: Int, etag: String) {
-        writer.submit(.partFinished(uploadID: uploadID, number: number, etag: etag), prompt: true)
+    public func partFinished(uploadID: String, number: Int, part: FinishedPart) {
+        writer.submit(.partFinished(uploadID: uploadID, number: number, part: part), prompt: true)
     }
 
     /// Forgets the upload and its parts; batched like outcomes.

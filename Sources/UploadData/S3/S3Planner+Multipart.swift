@@ -26,14 +26,16 @@ struct MultipartUpload {
         let key = planner.key(for: item)
         if let earlier = planner.checkpoints?.unfinishedUpload(of: item, key: key) {
             do {
-                return try await finish(earlier.uploadID, finished: earlier.parts)
+                return try await finish(
+                    earlier.uploadID, checksummed: earlier.checksumAlgorithm != nil, finished: earlier.parts)
             } catch let error as UploadError where error.httpStatus == 404 {
                 // The upload expired or was aborted elsewhere (NoSuchUpload): start over.
                 planner.checkpoints?.uploadEnded(earlier.uploadID)
             }
         }
         let create = planner.signed(
-            "POST", url([("uploads", "")]), headers: [("Content-Type", item.contentType)],
+            "POST", url([("uploads", "")]),
+            headers: [("Content-Type", item.contentType), ("x-amz-checksum-algorithm", S3Planner.checksumAlgorithm)],
             payloadHash: SigV4Signer.emptyPayloadHash, body: .bytes([], contentType: item.contentType))
         let created = try await transport.send(create, probe: TransferProbe())
         if let error = S3XML.error(created, file: item.relativePath, during: "starting the multipart upload") {
@@ -42,14 +44,17 @@ struct MultipartUpload {
         guard let uploadID = S3XML.value(of: "UploadId", in: created.body) else {
             throw UploadError(.decodingFailed, file: item.relativePath, cause: "no UploadId in the multipart answer")
         }
-        planner.checkpoints?.uploadBegan(uploadID, item: item, key: key)
-        return try await finish(uploadID, finished: [:])
+        planner.checkpoints?.uploadBegan(uploadID, item: item, key: key, checksumAlgorithm: S3Planner.checksumAlgorithm)
+        return try await finish(uploadID, checksummed: true, finished: [:])
     }
 
-    /// Sends the parts not in `finished`, then completes; aborts on failure.
-    private func finish(_ uploadID: String, finished: [Int: String]) async throws -> TransferResponse {
+    /// Sends the parts not in `finished`, then completes; aborts on failure. `checksummed`: the upload was created
+    /// naming the checksum algorithm, so every part carries its checksum (one an older version began does not).
+    private func finish(
+        _ uploadID: String, checksummed: Bool, finished: [Int: FinishedPart]
+    ) async throws -> TransferResponse {
         do {
-            let parts = try await uploadParts(uploadID, finished: finished)
+            let parts = try await uploadParts(uploadID, checksummed: checksummed, finished: finished)
             let xml = Array(S3XML.completion(parts).utf8)
             let complete = planner.signed(
                 "POST", url([("uploadId", uploadID)]), headers: [],
@@ -69,7 +74,9 @@ struct MultipartUpload {
         }
     }
 
-    private func uploadParts(_ uploadID: String, finished: [Int: String]) async throws -> [(number: Int, etag: String)] {
+    private func uploadParts(
+        _ uploadID: String, checksummed: Bool, finished: [Int: FinishedPart]
+    ) async throws -> [(number: Int, part: FinishedPart)] {
         let count = Int((item.size + planner.partSize - 1) / planner.partSize)
         let earlier = finished.filter { (1...count).contains($0.key) }
         // Bytes of parts sent by an earlier run count as sent.
@@ -79,10 +86,10 @@ struct MultipartUpload {
         if carried > 0 { TransferProbe(partOf: probe).report(sent: carried, total: carried) }
         var extraSlots = 0
         defer { for _ in 0..<extraSlots { slots.release() } }
-        return try await withThrowingTaskGroup(of: (Int, String).self) { group in
+        return try await withThrowingTaskGroup(of: (Int, FinishedPart).self) { group in
             var next = 1
             var inFlight = 0
-            var done = earlier.map { (number: $0.key, etag: $0.value) }
+            var done = earlier.map { (number: $0.key, part: $0.value) }
             /// Starts parts while the file's own slot or a free one allows; gives back slots it no longer needs.
             func fill() {
                 while next <= count, earlier[next] != nil { next += 1 }
@@ -92,7 +99,9 @@ struct MultipartUpload {
                         extraSlots += 1
                     }
                     let number = next
-                    group.addTask { (number, try await uploadPart(number, uploadID: uploadID)) }
+                    group.addTask {
+                        (number, try await uploadPart(number, uploadID: uploadID, checksummed: checksummed))
+                    }
                     next += 1
                     while next <= count, earlier[next] != nil { next += 1 }
                     inFlight += 1
@@ -103,9 +112,9 @@ struct MultipartUpload {
                 }
             }
             fill()
-            while let (number, etag) = try await group.next() {
-                done.append((number, etag))
-                planner.checkpoints?.partFinished(uploadID: uploadID, number: number, etag: etag)
+            while let (number, part) = try await group.next() {
+                done.append((number, part))
+                planner.checkpoints?.partFinished(uploadID: uploadID, number: number, part: part)
                 inFlight -= 1
                 fill()
             }
@@ -113,13 +122,13 @@ struct MultipartUpload {
         }
     }
 
-    private func uploadPart(_ number: Int, uploadID: String) async throws -> String {
+    private func uploadPart(_ number: Int, uploadID: String, checksummed: Bool) async throws -> FinishedPart {
         let offset = Int64(number - 1) * planner.partSize
         let length = min(planner.partSize, item.size - offset)
-        let digest = try await FileDigest.computed(item, offset: offset, length: length)
+        let digest = try await PayloadDigest.computed(item, offset: offset, length: length)
         let request = planner.signed(
             "PUT", url([("partNumber", String(number)), ("uploadId", uploadID)]),
-            headers: [("Content-MD5", digest.md5Base64)], payloadHash: digest.sha256Hex,
+            headers: checksummed ? S3Planner.checksumHeaders(digest) : [], payloadHash: digest.hex,
             body: .fileRange(item, offset: offset, length: length, contentType: nil))
         let response = try await transport.send(request, probe: TransferProbe(partOf: probe))
         if let error = S3XML.error(response, file: item.relativePath, during: "uploading part \(number)") {
@@ -129,7 +138,7 @@ struct MultipartUpload {
             throw UploadError(
                 .invalidResponse, file: item.relativePath, cause: "part \(number) came back without an ETag")
         }
-        return etag
+        return FinishedPart(etag: etag, checksum: checksummed ? digest.base64 : nil)
     }
 
     /// Runs outside the (possibly cancelled) upload task, so the abort itself is not cancelled.

@@ -29,8 +29,12 @@ enum S3XML {
         return error
     }
 
-    static func completion(_ parts: [(number: Int, etag: String)]) -> String {
-        let body = parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(escape($0.etag))</ETag></Part>" }
+    /// The CompleteMultipartUpload body: each part's number, ETag and, when it was sent with one, SHA-256 checksum.
+    static func completion(_ parts: [(number: Int, part: FinishedPart)]) -> String {
+        let body = parts.map { number, part in
+            let checksum = part.checksum.map { "<ChecksumSHA256>\(escape($0))</ChecksumSHA256>" } ?? ""
+            return "<Part><PartNumber>\(number)</PartNumber><ETag>\(escape(part.etag))</ETag>\(checksum)</Part>"
+        }
         return "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">" + body.joined()
             + "</CompleteMultipartUpload>"
     }

@@ -44,14 +44,41 @@ public struct JournalEntry: Sendable {
     }
 }
 
+/// A finished part of an S3 multipart upload.
+public struct FinishedPart: Sendable, Equatable {
+    public var etag: String
+    /// The part's checksum as sent (base64), when its upload names a checksum algorithm.
+    public var checksum: String?
+
+    public init(etag: String, checksum: String? = nil) {
+        self.etag = etag
+        self.checksum = checksum
+    }
+}
+
+/// An S3 multipart upload an earlier run began and did not end.
+public struct UnfinishedUpload: Sendable, Equatable {
+    public var uploadID: String
+    /// The checksum algorithm the upload was created with (`SHA256`); nil for one created without.
+    public var checksumAlgorithm: String?
+    /// Its finished parts by number.
+    public var parts: [Int: FinishedPart]
+
+    public init(uploadID: String, checksumAlgorithm: String?, parts: [Int: FinishedPart]) {
+        self.uploadID = uploadID
+        self.checksumAlgorithm = checksumAlgorithm
+        self.parts = parts
+    }
+}
+
 /// Where an S3 multipart upload stands, so a later run continues it from its finished parts.
 public protocol MultipartCheckpoints: Sendable {
-    /// The unfinished upload an earlier run left for this file and key, with its parts' ETags by number.
-    func unfinishedUpload(of item: UploadItem, key: String) -> (uploadID: String, parts: [Int: String])?
-    /// Notes that an upload began.
-    func uploadBegan(_ uploadID: String, item: UploadItem, key: String)
+    /// The unfinished upload an earlier run left for this file and key.
+    func unfinishedUpload(of item: UploadItem, key: String) -> UnfinishedUpload?
+    /// Notes that an upload began, created with `checksumAlgorithm` (nil: none).
+    func uploadBegan(_ uploadID: String, item: UploadItem, key: String, checksumAlgorithm: String?)
     /// Notes one finished part.
-    func partFinished(uploadID: String, number: Int, etag: String)
+    func partFinished(uploadID: String, number: Int, part: FinishedPart)
     /// Forgets the upload once completed or aborted.
     func uploadEnded(_ uploadID: String)
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Test helper that talks to an S3-compatible endpoint with boto3: mb, sha256 KEY, uploads, keys."""
+"""Test helper that talks to an S3-compatible endpoint with boto3: mb, mb-locked, sha256 KEY, checksum KEY, uploads,
+keys."""
 import hashlib
 import json
 import sys
@@ -13,6 +14,15 @@ def main() -> None:
                       aws_access_key_id="test", aws_secret_access_key="testsecret")
     if command == "mb":
         s3.create_bucket(Bucket=bucket)
+    elif command == "mb-locked":
+        # Object Lock with a default retention: S3 then refuses an upload that gives neither Content-MD5 nor a checksum.
+        s3.create_bucket(Bucket=bucket, ObjectLockEnabledForBucket=True)
+        s3.put_object_lock_configuration(Bucket=bucket, ObjectLockConfiguration={
+            "ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "GOVERNANCE", "Days": 1}}})
+    elif command == "checksum":
+        head = s3.head_object(Bucket=bucket, Key=rest[0], ChecksumMode="ENABLED")
+        # A multipart object's may end in "-" and its count of parts, depending on the server and the SDK.
+        print(head.get("ChecksumSHA256", "none").split("-")[0])
     elif command == "iam-user":
         # Four requests, made before moto starts checking: a user allowed everything, its key, and the bucket.
         iam = boto3.client("iam", endpoint_url=endpoint, region_name="us-east-1",

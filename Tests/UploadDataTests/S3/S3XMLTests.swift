@@ -20,7 +20,20 @@ struct S3XMLTests {
         #expect(!escaped.unicodeScalars.contains { $0 == "<" || $0 == ">" || $0 == "\"" })
         #expect(escaped == "&quot;&lt;\u{35D}/ETag&gt;&amp;\u{301}&quot;")
         #expect(S3XML.unescape(escaped) == etag)
-        #expect(S3XML.completion([(1, etag)]).contains("<ETag>&quot;&lt;\u{35D}/ETag&gt;&amp;\u{301}&quot;</ETag>"))
+        #expect(
+            S3XML.completion([(1, FinishedPart(etag: etag))]).contains(
+                "<ETag>&quot;&lt;\u{35D}/ETag&gt;&amp;\u{301}&quot;</ETag></Part>"))
+    }
+
+    @Test("a completion names each part's SHA-256 checksum when it was sent with one")
+    func completionChecksums() {
+        let xml = S3XML.completion([
+            (1, FinishedPart(etag: "\"a\"", checksum: "q0Y+1w==")), (2, FinishedPart(etag: "\"b\"")),
+        ])
+        #expect(
+            xml == "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+                + "<Part><PartNumber>1</PartNumber><ETag>&quot;a&quot;</ETag><ChecksumSHA256>q0Y+1w==</ChecksumSHA256></Part>"
+                + "<Part><PartNumber>2</PartNumber><ETag>&quot;b&quot;</ETag></Part></CompleteMultipartUpload>")
     }
 
     @Test("an S3 error names S3's code and message, and a 200 with <Error> is a failure")
