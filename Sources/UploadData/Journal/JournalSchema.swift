@@ -6,10 +6,12 @@ enum JournalSchema {
     /// `PRAGMA application_id` of a journal ("UPLD"), so another program's SQLite file is never migrated into one.
     static let applicationID: Int32 = 0x5550_4C44
 
-    /// The migrations, oldest first; a released one is never edited, only followed by another.
+    /// The migrations, oldest first; a released one is never edited, only followed by another. The tables have no
+    /// foreign keys, so each runs with immediate checks: GRDB's deferred ones turn the pragma off and on and scan
+    /// every table after each migration, on every new journal.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+        migrator.registerMigration("v1", foreignKeyChecks: .immediate) { db in
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
             try db.execute(
                 sql: """
@@ -62,11 +64,11 @@ enum JournalSchema {
                     """)
         }
         // Named for what it adds rather than "v2", so branches that add columns do not collide on the name.
-        migrator.registerMigration("files.verified") { db in
+        migrator.registerMigration("files.verified", foreignKeyChecks: .immediate) { db in
             // The digest `--verify` found the stored copy to have; NULL for a file not verified.
             try db.execute(sql: "ALTER TABLE files ADD COLUMN verified TEXT")
         }
-        migrator.registerMigration("multipart.checksums") { db in
+        migrator.registerMigration("multipart.checksums", foreignKeyChecks: .immediate) { db in
             // An upload's checksum algorithm and each part's checksum as sent; NULL for uploads made without one.
             try db.execute(
                 sql: """
