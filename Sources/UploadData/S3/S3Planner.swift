@@ -51,8 +51,7 @@ public struct S3Planner: RequestPlanner {
 
     /// The checksum algorithm every upload names: S3 checks each body against it (as it does the signed payload)
     /// and keeps it with the object, and it stands in for `Content-MD5` where Object Lock requires one. It is the
-    /// digest the signature needs anyway, so nothing more is computed (MD5 was: a fifth of the client's CPU on a
-    /// large file).
+    /// digest the signature needs anyway, so no second digest of the bytes is computed.
     static let checksumAlgorithm = "SHA256"
 
     /// The headers that give a body's checksum.
