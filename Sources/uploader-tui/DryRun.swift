@@ -26,7 +26,10 @@ struct DryRun {
             var sentAs = item
             if prepares, item.skipReason == nil, failure == nil {
                 do {
-                    if let prepared = try await images.prepare(item, options: plan.imageOptions) {
+                    // The smallest encoding: what a run sends while the link is behind. With nothing waiting for the
+                    // link, a run's JPEGs come out up to about 8% larger.
+                    let prepared = try await images.prepare(item, options: plan.imageOptions, encoding: .smallest)
+                    if let prepared {
                         preparation = Preparation(
                             originalSize: item.size, size: prepared.size, width: prepared.width,
                             height: prepared.height, remoteName: prepared.remoteName)
