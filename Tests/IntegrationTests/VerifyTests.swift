@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -124,7 +125,7 @@ struct VerifyTests {
         await nginx.stop()
     }
 
-    @Test("S3 (moto): a single PUT by its MD5 ETag, a multipart upload by the ETag of its part MD5s")
+    @Test("S3 (moto): a single PUT by its SHA-256 checksum, a multipart upload by the checksum of its parts'")
     func s3Verified() async throws {
         let moto = try await MotoFixture.start()
         _ = try await moto.tool("mb", "checked")
@@ -141,9 +142,12 @@ struct VerifyTests {
         #expect(run.status == 0, "\(run.standardError)")
         let done = Dictionary(
             uniqueKeysWithValues: run.events("done").map { ($0["file"] as? String ?? "", $0["verified"] as? String) })
-        #expect(done["small.jpg"]??.hasPrefix("md5:") == true, "\(done)")
-        #expect(done["big.bin"]??.hasPrefix("etag:") == true, "\(done)")
-        #expect(done["big.bin"]??.hasSuffix("-2") == true, "6 MiB in 5 MiB parts: \(done)")
+        #expect(done["small.jpg"] == "sha256:" + (try sha256(ofFile: folder.path + "/small.jpg")), "\(done)")
+        // 6 MiB in 5 MiB parts: the SHA-256 of the two parts' SHA-256s.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/big.bin"))
+        let parts = [bytes[0..<(5 << 20)], bytes[(5 << 20)...]].flatMap { Array(SHA256.hash(data: $0)) }
+        let composite = SHA256.hash(data: parts).map { String(format: "%02x", $0) }.joined()
+        #expect(done["big.bin"]??.hasPrefix("sha256-parts:" + composite) == true, "\(done)")
         #expect(run.summary?["verified"] as? Int == 2)
     }
 

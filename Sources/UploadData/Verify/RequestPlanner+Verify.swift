@@ -71,35 +71,49 @@ extension PresignPlanner {
 extension S3Planner {
     public var verifyRefusal: String? { nil }
 
-    /// A signed `HEAD` of the key: its ETag is the file's MD5, or for a multipart upload the MD5 of the parts' MD5s
-    /// with `-N` (recomputed here with the same part size).
+    /// A signed `HEAD` of the key asking for its checksum. An object uploaded with one (every upload here) is checked
+    /// against it: the file's SHA-256, or for a multipart upload the SHA-256 of the parts' SHA-256s with `-N`. Other
+    /// objects (an older version's, a server without checksums) by their ETag: the file's MD5, or the MD5 of the
+    /// parts' MD5s with `-N`. Both are recomputed here with the same part size.
     public func verify(_ items: [UploadItem], response: TransferResponse, via transport: any UploadTransport) async
         -> [Verification]
     {
         var outcomes: [Verification] = []
         for item in items {
-            let file = item.relativePath
-            let expected: String
-            do throws(UploadError) {
-                expected = try S3ETag.expected(for: item, planner: self)
-            } catch {
-                outcomes.append(.failed(error))
-                continue
-            }
-            let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
-            let head = signed("HEAD", url, headers: [], payloadHash: SigV4Signer.emptyPayloadHash, body: .none)
-            switch await ReadBack.send(head, file: file, via: transport) {
-            case .verdict(let failure):
-                outcomes.append(failure)
-            case .response(let answer):
-                guard let etag = answer.etag else {
-                    outcomes.append(.unavailable("HEAD of the object named no ETag", file: file))
-                    continue
-                }
-                let kind = expected.contains("-") ? "etag" : "md5"
-                outcomes.append(.compare(kind: kind, sent: expected, stored: etag, file: file))
-            }
+            outcomes.append(await verify(item, via: transport))
         }
         return outcomes
+    }
+
+    private func verify(_ item: UploadItem, via transport: any UploadTransport) async -> Verification {
+        let file = item.relativePath
+        let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
+        let head = signed(
+            "HEAD", url, headers: [("x-amz-checksum-mode", "ENABLED")], payloadHash: SigV4Signer.emptyPayloadHash,
+            body: .none)
+        let answer: TransferResponse
+        switch await ReadBack.send(head, file: file, via: transport) {
+        case .verdict(let failure): return failure
+        case .response(let response): answer = response
+        }
+        do throws(UploadError) {
+            if let stored = answer.headers["x-amz-checksum-sha256"] {
+                guard let storedHex = S3Checksum.hex(ofStored: stored.trimmingCharacters(in: .whitespaces)) else {
+                    return .unavailable("HEAD of the object named a malformed checksum", file: file)
+                }
+                let expected = try S3Checksum.expected(for: item, planner: self)
+                let kind = expected.contains("-") ? "sha256-parts" : "sha256"
+                // S3 adds the count of parts to a multipart object's checksum; some servers (moto) do not.
+                let sent = storedHex.contains("-") ? expected : String(expected.prefix { $0 != "-" })
+                return .compare(kind: kind, sent: sent, stored: storedHex, file: file)
+            }
+            guard let etag = answer.etag else {
+                return .unavailable("HEAD of the object named neither a checksum nor an ETag", file: file)
+            }
+            let expected = try S3ETag.expected(for: item, planner: self)
+            return .compare(kind: expected.contains("-") ? "etag" : "md5", sent: expected, stored: etag, file: file)
+        } catch {
+            return .failed(error)
+        }
     }
 }

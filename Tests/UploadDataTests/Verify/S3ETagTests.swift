@@ -5,7 +5,7 @@ import UploadDomain
 
 @testable import UploadData
 
-@Suite("S3 ETag recomputed for --verify")
+@Suite("S3 ETag and checksum recomputed for --verify")
 struct S3ETagTests {
     func hex(_ bytes: some Sequence<UInt8>) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
@@ -57,5 +57,23 @@ struct S3ETagTests {
         let parts = [Array(bytes[0..<(5 << 20)]), Array(bytes[(5 << 20)...])].map { Array(Insecure.MD5.hash(data: $0)) }
         #expect(
             try S3ETag.expected(for: item, planner: planner(threshold: 5 << 20)) == S3ETag.multipart(partMD5s: parts))
+
+        // The SHA-256 checksum S3 keeps, the same way: the file's digest, or that of its parts' digests with -N.
+        #expect(
+            try S3Checksum.expected(for: item, planner: planner(threshold: 64 << 20)) == hex(SHA256.hash(data: bytes)))
+        let partSHAs = [Array(bytes[0..<(5 << 20)]), Array(bytes[(5 << 20)...])].map { Array(SHA256.hash(data: $0)) }
+        let composite = try S3Checksum.expected(for: item, planner: planner(threshold: 5 << 20))
+        #expect(composite == hex(SHA256.hash(data: Array(partSHAs.joined()))) + "-2")
+        #expect(!composite.hasPrefix(hex(SHA256.hash(data: bytes))))
+    }
+
+    @Test("a stored checksum is read from base64 into hex, its -N kept; anything else is refused")
+    func storedChecksum() {
+        let digest = Array(SHA256.hash(data: Array("abc".utf8)))
+        let base64 = Data(digest).base64EncodedString()
+        #expect(S3Checksum.hex(ofStored: base64) == hex(digest))
+        #expect(S3Checksum.hex(ofStored: base64 + "-3") == hex(digest) + "-3")
+        #expect(S3Checksum.hex(ofStored: "not base64!") == nil)
+        #expect(S3Checksum.hex(ofStored: Data([1, 2, 3]).base64EncodedString()) == nil)
     }
 }
