@@ -77,12 +77,11 @@ struct MultipartUpload {
     private func uploadParts(
         _ uploadID: String, checksummed: Bool, finished: [Int: FinishedPart]
     ) async throws -> [(number: Int, part: FinishedPart)] {
-        let count = Int((item.size + planner.partSize - 1) / planner.partSize)
+        let ranges = planner.partRanges(of: item)
+        let count = ranges.count
         let earlier = finished.filter { (1...count).contains($0.key) }
         // Bytes of parts sent by an earlier run count as sent.
-        let carried = earlier.keys.reduce(Int64(0)) { sum, number in
-            sum + min(planner.partSize, item.size - Int64(number - 1) * planner.partSize)
-        }
+        let carried = earlier.keys.reduce(Int64(0)) { sum, number in sum + ranges[number - 1].length }
         if carried > 0 { TransferProbe(partOf: probe).report(sent: carried, total: carried) }
         var extraSlots = 0
         defer { for _ in 0..<extraSlots { slots.release() } }
@@ -99,8 +98,9 @@ struct MultipartUpload {
                         extraSlots += 1
                     }
                     let number = next
+                    let range = ranges[number - 1]
                     group.addTask {
-                        (number, try await uploadPart(number, uploadID: uploadID, checksummed: checksummed))
+                        (number, try await uploadPart(number, range, uploadID: uploadID, checksummed: checksummed))
                     }
                     next += 1
                     while next <= count, earlier[next] != nil { next += 1 }
@@ -122,9 +122,10 @@ struct MultipartUpload {
         }
     }
 
-    private func uploadPart(_ number: Int, uploadID: String, checksummed: Bool) async throws -> FinishedPart {
-        let offset = Int64(number - 1) * planner.partSize
-        let length = min(planner.partSize, item.size - offset)
+    private func uploadPart(
+        _ number: Int, _ range: (offset: Int64, length: Int64), uploadID: String, checksummed: Bool
+    ) async throws -> FinishedPart {
+        let (offset, length) = range
         let digest = try await PayloadDigest.computed(item, offset: offset, length: length)
         let request = planner.signed(
             "PUT", url([("partNumber", String(number)), ("uploadId", uploadID)]),

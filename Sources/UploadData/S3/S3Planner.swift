@@ -27,6 +27,11 @@ public struct S3Planner: RequestPlanner {
         self.partConcurrency = max(1, partConcurrency)
     }
 
+    /// The byte ranges of `item`'s parts in a multipart upload, in part order.
+    func partRanges(of item: UploadItem) -> [(offset: Int64, length: Int64)] {
+        stride(from: Int64(0), to: item.size, by: Int(partSize)).map { ($0, min(partSize, item.size - $0)) }
+    }
+
     /// The object key of a file: the prefix plus its relative path.
     public func key(for item: UploadItem) -> String { location.key(for: item.relativePath) }
 

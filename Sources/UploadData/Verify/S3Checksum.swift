@@ -17,12 +17,8 @@ enum S3Checksum {
     /// - Throws: `UploadError` when the file cannot be read.
     static func expected(for item: UploadItem, planner: S3Planner) throws(UploadError) -> String {
         guard item.size >= planner.multipartThreshold else { return try PayloadDigest.of(item).hex }
-        var parts: [[UInt8]] = []
-        var offset: Int64 = 0
-        while offset < item.size {
-            let length = min(planner.partSize, item.size - offset)
-            parts.append(try PayloadDigest.of(item, offset: offset, length: length).sha256)
-            offset += length
+        let parts = try planner.partRanges(of: item).map { (part) throws(UploadError) in
+            try PayloadDigest.of(item, offset: part.offset, length: part.length).sha256
         }
         return multipart(partSHA256s: parts)
     }

@@ -15,12 +15,8 @@ enum S3ETag {
     /// - Throws: `UploadError` when the file cannot be read.
     static func expected(for item: UploadItem, planner: S3Planner) throws(UploadError) -> String {
         guard item.size >= planner.multipartThreshold else { return try FileDigest.of(item).md5Hex }
-        var parts: [[UInt8]] = []
-        var offset: Int64 = 0
-        while offset < item.size {
-            let length = min(planner.partSize, item.size - offset)
-            parts.append(try FileDigest.of(item, offset: offset, length: length).md5)
-            offset += length
+        let parts = try planner.partRanges(of: item).map { (part) throws(UploadError) in
+            try FileDigest.of(item, offset: part.offset, length: part.length).md5
         }
         return multipart(partMD5s: parts)
     }
