@@ -1,7 +1,7 @@
 # uploader-tui — build, test and demo on a fresh Debian machine.
 SHELL := /bin/bash
 # openssl and nginx: the TLS tests make certificates and serve them over TLS on 127.0.0.1.
-APT_PACKAGES := libcurl4-openssl-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip man-db make \
+APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip man-db make \
 	openssl nginx
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)

@@ -28,6 +28,7 @@ let package = Package(
         // Release builds link ncursesw statically (the executable's linker settings).
         .target(name: "CNcurses", linkerSettings: [.linkedLibrary("ncursesw", .when(configuration: .debug))]),
         .target(name: "CXXHash", linkerSettings: [.linkedLibrary("xxhash")]),
+        .target(name: "CZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CSQLite", linkerSettings: [.linkedLibrary("sqlite3")]),
         // libvips is loaded with dlopen on first use (see Sources/CVips), so nothing is linked: release builds are
         // unaffected. Its headers include GLib's, which live outside the default search path (Debian's libglib2.0-dev).
@@ -47,7 +48,7 @@ let package = Package(
         .target(
             name: "UploadData",
             dependencies: [
-                "UploadDomain", "CCurl", "CXXHash", "CSQLite", "CVips",
+                "UploadDomain", "CCurl", "CXXHash", "CZlib", "CSQLite", "CVips",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

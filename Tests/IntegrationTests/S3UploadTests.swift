@@ -53,7 +53,7 @@ struct S3UploadTests {
         #expect(try await moto.tool("uploads", "big") == "[]")
     }
 
-    @Test("into a bucket with Object Lock, single and multipart uploads name SHA-256 checksums, which S3 keeps")
+    @Test("into a bucket with Object Lock, single and multipart uploads name CRC-32 checksums, which S3 keeps")
     func checksumsStandInForContentMD5() async throws {
         let moto = try await MotoFixture.start()
         _ = try await moto.tool("mb-locked", "locked")
@@ -68,18 +68,44 @@ struct S3UploadTests {
             ],
             environment: MotoFixture.environment)
         #expect(outcome.status == 0, "\(outcome.standardError)")
-        let small = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/small.jpg"))
-        #expect(
-            try await moto.tool("checksum", "locked", "small.jpg")
-                == Data(SHA256.hash(data: small)).base64EncodedString())
-        // A multipart object's checksum is the SHA-256 of its parts' SHA-256s.
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: big))
-        let parts = stride(from: 0, to: bytes.count, by: 5 << 20).flatMap {
-            Array(SHA256.hash(data: bytes[$0..<min($0 + (5 << 20), bytes.count)]))
-        }
-        let composite = Data(SHA256.hash(data: parts)).base64EncodedString()
-        #expect(try await moto.tool("checksum", "locked", "big.bin") == composite)
+        let small = try await moto.tool("crc32", folder.path + "/small.jpg")
+        #expect(try await moto.tool("checksum", "locked", "small.jpg") == "CRC32 " + small)
+        // A multipart object's checksum is the CRC-32 of its parts' CRC-32s.
+        let composite = try await moto.tool("crc32", big, String(5 << 20))
+        #expect(try await moto.tool("checksum", "locked", "big.bin") == "CRC32 " + composite)
         #expect(try await moto.tool("sha256", "locked", "big.bin") == (try sha256(ofFile: big)))
+    }
+
+    @Test("over HTTPS the bodies go unsigned with their CRC-32, and moto checking signatures behind TLS takes them")
+    func unsignedPayloadOverTLS() async throws {
+        let moto = try await MotoFixture.start(authAfter: 4)
+        let keys = try await moto.tool("iam-user", "tls").split(separator: " ").map(String.init)
+        try #require(keys.count == 2)
+        let certificates = try await TestCertificates.make()
+        let nginx = try await NginxFixture.start(certificates, s3Upstream: moto.port)
+        let folder = try TestFolder("s3tls")
+        try folder.write("small.jpg", size: 50_000, seed: 1, prefix: Magic.jpeg)
+        _ = try folder.writeLarge("large.bin", size: 12 << 20, seed: 2)
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", "s3://tls/", "--endpoint-url", "https://127.0.0.1:\(nginx.s3Port)", "--no-tui",
+                "--cacert", certificates.caCertificate, "--multipart-threshold", "5M", "--part-size", "5M",
+                "--retries", "0", "--verify",
+            ],
+            environment: ["AWS_ACCESS_KEY_ID": keys[0], "AWS_SECRET_ACCESS_KEY": keys[1], "AWS_REGION": "us-east-1"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        // One PUT for the small file and three parts, each unsigned and carrying its CRC-32.
+        let puts = nginx.s3Requests().filter { $0.hasPrefix("PUT ") }.map { $0.split(separator: " ") }
+        #expect(puts.count == 4, "\(puts)")
+        for put in puts {
+            #expect(put.count == 4 && put[2] == "UNSIGNED-PAYLOAD" && put[3] != "-", "\(put)")
+        }
+        let small = try await moto.tool("crc32", folder.path + "/small.jpg")
+        #expect(puts.contains { $0[1] == "/tls/small.jpg" && $0[3] == small }, "\(puts)")
+        // --verify: moto's CRC-32 of the large file's parts, from the bytes it stored, matches the file's.
+        #expect(outcome.standardError.contains("2 verified"), "\(outcome.standardError)")
+        await nginx.stop()
     }
 
     @Test("interrupting a multipart upload aborts it: no upload is left behind and no object appears")

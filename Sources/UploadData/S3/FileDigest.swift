@@ -21,40 +21,6 @@ struct FileDigest {
     }
 }
 
-/// The SHA-256 of a request's body read from a file range: SigV4's signed payload (hex) and the body's S3 checksum
-/// (`x-amz-checksum-sha256`, base64). One digest serves both, so an upload hashes its bytes once.
-struct PayloadDigest {
-    let sha256: [UInt8]
-    var hex: String { URIEncoding.hex(sha256) }
-    var base64: String { Data(sha256).base64EncodedString() }
-
-    /// Digests of at least this many bytes are computed off the caller's thread.
-    static let offThreadBytes: Int64 = 4 << 20
-
-    /// The digest, computed on the digest queue for a range of `offThreadBytes` or more: requests are planned on a
-    /// curl loop's thread, where hashing a 16 MiB part held up every transfer of that loop for tens of milliseconds.
-    static func computed(_ item: UploadItem, offset: Int64 = 0, length: Int64? = nil) async throws(UploadError)
-        -> PayloadDigest
-    {
-        guard (length ?? item.size) >= offThreadBytes else { return try of(item, offset: offset, length: length) }
-        let result: Result<PayloadDigest, UploadError> = await withCheckedContinuation { continuation in
-            hashing.async {
-                continuation.resume(
-                    returning: Result { () throws(UploadError) in try of(item, offset: offset, length: length) })
-            }
-        }
-        return try result.get()
-    }
-
-    private static let hashing = DispatchQueue(label: "uploader-tui.digest", qos: .utility, attributes: .concurrent)
-
-    static func of(_ item: UploadItem, offset: Int64 = 0, length: Int64? = nil) throws(UploadError) -> PayloadDigest {
-        var sha = SHA256()
-        try FileChunks.read(item, offset: offset, length: length) { sha.update(bufferPointer: $0) }
-        return PayloadDigest(sha256: Array(sha.finalize()))
-    }
-}
-
 enum FileChunks {
     /// Hands `length` bytes from `offset` (to the end by default) to `body` in 128 KiB chunks, so memory stays flat
     /// for any part size, and small with many parts hashed at once.

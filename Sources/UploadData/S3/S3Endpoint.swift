@@ -36,6 +36,9 @@ public struct S3Endpoint: Sendable {
         }
     }
 
+    /// Whether requests go over HTTPS.
+    public var usesTLS: Bool { scheme == "https" }
+
     /// Whether requests for `bucket` use path style: when asked for, when the host is an IP address or
     /// `localhost` (no DNS for `bucket.host`), or when an HTTPS bucket name has a `.` (the wildcard TLS
     /// certificate covers one label only).

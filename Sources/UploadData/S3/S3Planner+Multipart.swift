@@ -26,16 +26,17 @@ struct MultipartUpload {
         let key = planner.key(for: item)
         if let earlier = planner.checkpoints?.unfinishedUpload(of: item, key: key) {
             do {
-                return try await finish(
-                    earlier.uploadID, checksummed: earlier.checksumAlgorithm != nil, finished: earlier.parts)
+                let algorithm = earlier.checksumAlgorithm.flatMap(S3ChecksumAlgorithm.init(rawValue:))
+                return try await finish(earlier.uploadID, algorithm: algorithm, finished: earlier.parts)
             } catch let error as UploadError where error.httpStatus == 404 {
                 // The upload expired or was aborted elsewhere (NoSuchUpload): start over.
                 planner.checkpoints?.uploadEnded(earlier.uploadID)
             }
         }
+        let algorithm = S3Planner.checksumAlgorithm
         let create = planner.signed(
             "POST", url([("uploads", "")]),
-            headers: [("Content-Type", item.contentType), ("x-amz-checksum-algorithm", S3Planner.checksumAlgorithm)],
+            headers: [("Content-Type", item.contentType), ("x-amz-checksum-algorithm", algorithm.rawValue)],
             payloadHash: SigV4Signer.emptyPayloadHash, body: .bytes([], contentType: item.contentType))
         let created = try await transport.send(create, probe: TransferProbe())
         if let error = S3XML.error(created, file: item.relativePath, during: "starting the multipart upload") {
@@ -44,18 +45,18 @@ struct MultipartUpload {
         guard let uploadID = S3XML.value(of: "UploadId", in: created.body) else {
             throw UploadError(.decodingFailed, file: item.relativePath, cause: "no UploadId in the multipart answer")
         }
-        planner.checkpoints?.uploadBegan(uploadID, item: item, key: key, checksumAlgorithm: S3Planner.checksumAlgorithm)
-        return try await finish(uploadID, checksummed: true, finished: [:])
+        planner.checkpoints?.uploadBegan(uploadID, item: item, key: key, checksumAlgorithm: algorithm.rawValue)
+        return try await finish(uploadID, algorithm: algorithm, finished: [:])
     }
 
-    /// Sends the parts not in `finished`, then completes; aborts on failure. `checksummed`: the upload was created
-    /// naming the checksum algorithm, so every part carries its checksum (one an older version began does not).
+    /// Sends the parts not in `finished`, then completes; aborts on failure. Every part carries its checksum by the
+    /// `algorithm` the upload was created with (one an older version began may name none).
     private func finish(
-        _ uploadID: String, checksummed: Bool, finished: [Int: FinishedPart]
+        _ uploadID: String, algorithm: S3ChecksumAlgorithm?, finished: [Int: FinishedPart]
     ) async throws -> TransferResponse {
         do {
-            let parts = try await uploadParts(uploadID, checksummed: checksummed, finished: finished)
-            let xml = Array(S3XML.completion(parts).utf8)
+            let parts = try await uploadParts(uploadID, algorithm: algorithm, finished: finished)
+            let xml = Array(S3XML.completion(parts, algorithm: algorithm).utf8)
             let complete = planner.signed(
                 "POST", url([("uploadId", uploadID)]), headers: [],
                 payloadHash: SigV4Signer.payloadHash(of: xml), body: .bytes(xml, contentType: "application/xml"))
@@ -75,7 +76,7 @@ struct MultipartUpload {
     }
 
     private func uploadParts(
-        _ uploadID: String, checksummed: Bool, finished: [Int: FinishedPart]
+        _ uploadID: String, algorithm: S3ChecksumAlgorithm?, finished: [Int: FinishedPart]
     ) async throws -> [(number: Int, part: FinishedPart)] {
         let ranges = planner.partRanges(of: item)
         let count = ranges.count
@@ -100,7 +101,7 @@ struct MultipartUpload {
                     let number = next
                     let range = ranges[number - 1]
                     group.addTask {
-                        (number, try await uploadPart(number, range, uploadID: uploadID, checksummed: checksummed))
+                        (number, try await uploadPart(number, range, uploadID: uploadID, algorithm: algorithm))
                     }
                     next += 1
                     while next <= count, earlier[next] != nil { next += 1 }
@@ -123,13 +124,14 @@ struct MultipartUpload {
     }
 
     private func uploadPart(
-        _ number: Int, _ range: (offset: Int64, length: Int64), uploadID: String, checksummed: Bool
+        _ number: Int, _ range: (offset: Int64, length: Int64), uploadID: String, algorithm: S3ChecksumAlgorithm?
     ) async throws -> FinishedPart {
         let (offset, length) = range
-        let digest = try await PayloadDigest.computed(item, offset: offset, length: length)
+        let digest = try await PayloadDigest.computed(
+            item, offset: offset, length: length, algorithm: algorithm, signed: planner.signsPayload)
         let request = planner.signed(
             "PUT", url([("partNumber", String(number)), ("uploadId", uploadID)]),
-            headers: checksummed ? S3Planner.checksumHeaders(digest) : [], payloadHash: digest.hex,
+            headers: S3Planner.checksumHeaders(digest, algorithm), payloadHash: digest.payloadHash,
             body: .fileRange(item, offset: offset, length: length, contentType: nil))
         let response = try await transport.send(request, probe: TransferProbe(partOf: probe))
         if let error = S3XML.error(response, file: item.relativePath, during: "uploading part \(number)") {
@@ -139,7 +141,7 @@ struct MultipartUpload {
             throw UploadError(
                 .invalidResponse, file: item.relativePath, cause: "part \(number) came back without an ETag")
         }
-        return FinishedPart(etag: etag, checksum: checksummed ? digest.base64 : nil)
+        return FinishedPart(etag: etag, checksum: digest.base64)
     }
 
     /// Runs outside the (possibly cancelled) upload task, so the abort itself is not cancelled.

@@ -44,24 +44,29 @@ public struct S3Planner: RequestPlanner {
             + "-H " + ShellQuote.quote("Content-Type: \(item.contentType)") + " " + ShellQuote.quote(url)
     }
 
-    /// The single-PUT request, signed over the file's SHA-256 and carrying it as the object's checksum.
+    /// The single-PUT request, carrying the file's checksum and signed over its SHA-256 where the payload is signed.
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         let item = items[0]
-        let digest = try await PayloadDigest.computed(item)
+        let digest = try await PayloadDigest.computed(item, algorithm: Self.checksumAlgorithm, signed: signsPayload)
         let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
         return signed(
-            "PUT", url, headers: [("Content-Type", item.contentType)] + Self.checksumHeaders(digest),
-            payloadHash: digest.hex, body: .file(item, contentType: item.contentType))
+            "PUT", url,
+            headers: [("Content-Type", item.contentType)] + Self.checksumHeaders(digest, Self.checksumAlgorithm),
+            payloadHash: digest.payloadHash, body: .file(item, contentType: item.contentType))
     }
 
-    /// The checksum algorithm every upload names: S3 checks each body against it (as it does the signed payload)
-    /// and keeps it with the object, and it stands in for `Content-MD5` where Object Lock requires one. It is the
-    /// digest the signature needs anyway, so no second digest of the bytes is computed.
-    static let checksumAlgorithm = "SHA256"
+    /// The checksum algorithm new uploads name.
+    static let checksumAlgorithm = S3ChecksumAlgorithm.crc32
 
-    /// The headers that give a body's checksum.
-    static func checksumHeaders(_ digest: PayloadDigest) -> [(String, String)] {
-        [("x-amz-sdk-checksum-algorithm", checksumAlgorithm), ("x-amz-checksum-sha256", digest.base64)]
+    /// Whether bodies are signed (`x-amz-content-sha256` their SHA-256): over plain HTTP only. Over HTTPS, as with the
+    /// aws CLI and the SDKs, TLS guards the bytes on the way and S3 checks them against the signed checksum header,
+    /// so the SHA-256 of every byte would buy nothing.
+    var signsPayload: Bool { !endpoint.usesTLS }
+
+    /// The headers that give a body's checksum; none for a part of an upload created without an algorithm.
+    static func checksumHeaders(_ digest: PayloadDigest, _ algorithm: S3ChecksumAlgorithm?) -> [(String, String)] {
+        guard let algorithm, let base64 = digest.base64 else { return [] }
+        return [("x-amz-sdk-checksum-algorithm", algorithm.rawValue), (algorithm.header, base64)]
     }
 
     public func upload(

@@ -29,10 +29,14 @@ enum S3XML {
         return error
     }
 
-    /// The CompleteMultipartUpload body: each part's number, ETag and, when it was sent with one, SHA-256 checksum.
-    static func completion(_ parts: [(number: Int, part: FinishedPart)]) -> String {
+    /// The CompleteMultipartUpload body: each part's number, ETag and, when it was sent with one, its checksum by
+    /// the upload's `algorithm`.
+    static func completion(_ parts: [(number: Int, part: FinishedPart)], algorithm: S3ChecksumAlgorithm?) -> String {
         let body = parts.map { number, part in
-            let checksum = part.checksum.map { "<ChecksumSHA256>\(escape($0))</ChecksumSHA256>" } ?? ""
+            let checksum =
+                if let element = algorithm?.completionElement, let value = part.checksum {
+                    "<\(element)>\(escape(value))</\(element)>"
+                } else { "" }
             return "<Part><PartNumber>\(number)</PartNumber><ETag>\(escape(part.etag))</ETag>\(checksum)</Part>"
         }
         return "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">" + body.joined()

@@ -97,12 +97,15 @@ extension S3Planner {
         case .response(let response): answer = response
         }
         do throws(UploadError) {
-            if let stored = answer.headers["x-amz-checksum-sha256"] {
-                guard let storedHex = S3Checksum.hex(ofStored: stored.trimmingCharacters(in: .whitespaces)) else {
+            if let algorithm = S3ChecksumAlgorithm.allCases.first(where: { answer.headers[$0.header] != nil }),
+                let stored = answer.headers[algorithm.header]
+            {
+                let trimmed = stored.trimmingCharacters(in: .whitespaces)
+                guard let storedHex = S3Checksum.hex(ofStored: trimmed, algorithm: algorithm) else {
                     return .unavailable("HEAD of the object named a malformed checksum", file: file)
                 }
-                let expected = try S3Checksum.expected(for: item, planner: self)
-                let kind = expected.contains("-") ? "sha256-parts" : "sha256"
+                let expected = try S3Checksum.expected(for: item, planner: self, algorithm: algorithm)
+                let kind = expected.contains("-") ? "\(algorithm.kind)-parts" : algorithm.kind
                 // S3 adds the count of parts to a multipart object's checksum; some servers (moto) do not.
                 let sent = storedHex.contains("-") ? expected : String(expected.prefix { $0 != "-" })
                 return .compare(kind: kind, sent: sent, stored: storedHex, file: file)

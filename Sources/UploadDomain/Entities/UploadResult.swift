@@ -11,7 +11,7 @@ public struct UploadResult: Sendable, Equatable {
     /// The hash of the bytes sent, when the transport computed it on the way (the journal keeps it).
     public var contentHash: String?
     /// With `--verify`: the digest the server's stored copy was found to have, equal to the bytes sent
-    /// (`sha256:…`, `md5:…`, or an S3 multipart `etag:…-N`); nil when not verified.
+    /// (`sha256:…`, `md5:…`, `crc32:…`, or an S3 multipart `crc32-parts:…` or `etag:…-N`); nil when not verified.
     public var verified: String?
 
     /// Creates a result.

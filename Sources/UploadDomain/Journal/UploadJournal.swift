@@ -59,7 +59,7 @@ public struct FinishedPart: Sendable, Equatable {
 /// An S3 multipart upload an earlier run began and did not end.
 public struct UnfinishedUpload: Sendable, Equatable {
     public var uploadID: String
-    /// The checksum algorithm the upload was created with (`SHA256`); nil for one created without.
+    /// The checksum algorithm the upload was created with (`CRC32`; `SHA256` before); nil for one created without.
     public var checksumAlgorithm: String?
     /// Its finished parts by number.
     public var parts: [Int: FinishedPart]

@@ -1,12 +1,12 @@
 /// What reading back one stored file found (`--verify`).
 public enum Verification: Sendable, Equatable {
-    /// The stored copy has the digest of the bytes sent, named as `kind:hex` (`sha256:…`, `md5:…`, `sha256-parts:…`,
-    /// `etag:…-N`).
+    /// The stored copy has the digest of the bytes sent, named as `kind:hex` (`sha256:…`, `md5:…`, `crc32:…`,
+    /// `crc32-parts:…`, `etag:…-N`).
     case verified(String)
     /// A different digest (`verifyMismatch`) or none to be had (`verifyUnavailable`).
     case failed(UploadError)
 
-    /// Compares what was sent with what the server reports, as `kind` (`sha256`, `md5`, `sha256-parts`, `etag`).
+    /// Compares what was sent with what the server reports, as `kind` (`sha256`, `md5`, `crc32-parts`, `etag`…).
     /// - Parameters:
     ///   - sent: the digest of the bytes sent, lowercase hex.
     ///   - stored: the digest the server reports for its copy; compared case-insensitively.

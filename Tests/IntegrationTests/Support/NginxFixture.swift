@@ -2,7 +2,8 @@ import Foundation
 
 /// nginx as a child on free 127.0.0.1 ports, storing PUT bodies with its dav module: a TLS server, a TLS server
 /// that requires a client certificate, a plain HTTP server, a forward proxy in front of the plain one, a TLS server
-/// offering HTTP/2, and a TLS server that closes every connection after one request.
+/// offering HTTP/2, a TLS server that closes every connection after one request, and on request a TLS front for an
+/// S3 server (moto).
 ///
 /// One process (`master_process off`), so stopping it is one signal; every file it writes stays in its folder.
 final class NginxFixture {
@@ -13,6 +14,8 @@ final class NginxFixture {
     let proxyPort: Int
     let http2Port: Int
     let oneRequestPort: Int
+    /// The TLS front for the S3 server given to `start`.
+    let s3Port: Int
     private let child: ChildProcess.Running
     private var stopped = false
 
@@ -22,19 +25,22 @@ final class NginxFixture {
     var errorLog: String { folder.path + "/error.log" }
     /// The HTTP/2 and one-request servers' log, as `PORT PROTOCOL CONNECTION SESSION-REUSED METHOD URI STATUS`.
     var connectionLog: String { folder.path + "/connections.log" }
+    /// The S3 front's log, as `METHOD URI X-AMZ-CONTENT-SHA256 X-AMZ-CHECKSUM-CRC32`.
+    var s3Log: String { folder.path + "/s3.log" }
 
     /// Starts nginx with the server certificate of `certificates` and waits until every port accepts.
+    /// - Parameter s3Upstream: the port of a plain-HTTP S3 server to put behind `s3Port`.
     /// - Throws: `TestFailure` when nginx is missing or does not start (the tests need it: `make deps`).
-    static func start(_ certificates: TestCertificates) async throws -> NginxFixture {
+    static func start(_ certificates: TestCertificates, s3Upstream: Int? = nil) async throws -> NginxFixture {
         // A port found free can be taken by another test's server before nginx binds it: then new ports, twice more.
         for _ in 0..<2 {
             do {
-                return try await attempt(certificates)
+                return try await attempt(certificates, s3Upstream: s3Upstream)
             } catch let taken as PortTaken {
                 await taken.fixture.stop()
             }
         }
-        return try await attempt(certificates)
+        return try await attempt(certificates, s3Upstream: s3Upstream)
     }
 
     /// nginx said a port it was given was taken meanwhile.
@@ -42,15 +48,25 @@ final class NginxFixture {
         let fixture: NginxFixture
     }
 
-    private static func attempt(_ certificates: TestCertificates) async throws -> NginxFixture {
+    private static func attempt(_ certificates: TestCertificates, s3Upstream: Int?) async throws -> NginxFixture {
         let nginx = try Self.executable()
         let folder = try TestFolder("nginx")
         for sub in ["dav", "tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"] {
             try FileManager.default.createDirectory(
                 atPath: folder.path + "/" + sub, withIntermediateDirectories: true)
         }
-        let ports = try (0..<6).map { _ in try freeLoopbackPort() }
+        let ports = try (0..<7).map { _ in try freeLoopbackPort() }
         let d = folder.path
+        // The client's Host header goes on unchanged: moto checks the signature over it.
+        let s3Front = s3Upstream.map { upstream in
+            """
+            server {
+                    listen 127.0.0.1:\(ports[6]) ssl;
+                    access_log \(d)/s3.log s3;
+                    location / { proxy_pass http://127.0.0.1:\(upstream); proxy_set_header Host $http_host; }
+                }
+            """
+        }
         // $request keeps a proxy request's absolute URI, which tells a proxied request from a direct one.
         let configuration = """
             daemon off;
@@ -61,6 +77,7 @@ final class NginxFixture {
             http {
                 log_format line '$server_port "$request" $status $ssl_client_verify';
                 log_format connection '$server_port $server_protocol $connection $ssl_session_reused $request_method $uri $status';
+                log_format s3 '$request_method $uri $http_x_amz_content_sha256 $http_x_amz_checksum_crc32';
                 access_log \(d)/access.log line;
                 client_body_temp_path \(d)/tmp/body;
                 proxy_temp_path \(d)/tmp/proxy;
@@ -105,6 +122,7 @@ final class NginxFixture {
                     keepalive_requests 1;
                     access_log \(d)/connections.log connection;
                 }
+                \(s3Front ?? "")
             }
             """
         try configuration.write(toFile: d + "/nginx.conf", atomically: true, encoding: .utf8)
@@ -128,7 +146,7 @@ final class NginxFixture {
     private init(folder: TestFolder, ports: [Int], child: ChildProcess.Running) {
         self.folder = folder
         (tlsPort, mutualTLSPort, plainPort, proxyPort) = (ports[0], ports[1], ports[2], ports[3])
-        (http2Port, oneRequestPort) = (ports[4], ports[5])
+        (http2Port, oneRequestPort, s3Port) = (ports[4], ports[5], ports[6])
         self.child = child
     }
 
@@ -184,6 +202,9 @@ final class NginxFixture {
     func failedHandshakes() -> [String] {
         lines(errorLog).filter { $0.contains("while SSL handshaking") }
     }
+
+    /// The S3 front's log lines.
+    func s3Requests() -> [String] { lines(s3Log) }
 
     private func lines(_ path: String) -> [String] {
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)

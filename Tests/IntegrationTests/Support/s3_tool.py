@@ -1,15 +1,32 @@
 #!/usr/bin/env python3
 """Test helper that talks to an S3-compatible endpoint with boto3: mb, mb-locked, sha256 KEY, checksum KEY, uploads,
-keys."""
+keys; and crc32 FILE [PART_SIZE], the checksum S3 keeps for a file uploaded whole or in parts, from zlib."""
+import base64
 import hashlib
 import json
+import struct
 import sys
+import zlib
 
 import boto3
 
 
+def crc32(path: str, part_size: str | None = None) -> str:
+    """Base64 of the big-endian CRC-32 of the file, or of its parts' CRC-32s one after another."""
+    data = open(path, "rb").read()
+    if part_size is None:
+        return base64.b64encode(struct.pack(">I", zlib.crc32(data))).decode()
+    size = int(part_size)
+    parts = b"".join(struct.pack(">I", zlib.crc32(data[i:i + size])) for i in range(0, len(data), size))
+    return base64.b64encode(struct.pack(">I", zlib.crc32(parts))).decode()
+
+
 def main() -> None:
-    endpoint, command, bucket, *rest = sys.argv[1:]
+    endpoint, command, *arguments = sys.argv[1:]
+    if command == "crc32":
+        print(crc32(*arguments))
+        return
+    bucket, *rest = arguments
     s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
                       aws_access_key_id="test", aws_secret_access_key="testsecret")
     if command == "mb":
@@ -21,8 +38,9 @@ def main() -> None:
             "ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "GOVERNANCE", "Days": 1}}})
     elif command == "checksum":
         head = s3.head_object(Bucket=bucket, Key=rest[0], ChecksumMode="ENABLED")
-        # A multipart object's may end in "-" and its count of parts, depending on the server and the SDK.
-        print(head.get("ChecksumSHA256", "none").split("-")[0])
+        # "ALGORITHM base64"; a multipart object's may end in "-" and its count of parts, depending on the server.
+        stored = [(name, head[f"Checksum{name}"]) for name in ("CRC32", "SHA256") if f"Checksum{name}" in head]
+        print(" ".join((stored[0][0], stored[0][1].split("-")[0])) if stored else "none")
     elif command == "iam-user":
         # Four requests, made before moto starts checking: a user allowed everything, its key, and the bucket.
         iam = boto3.client("iam", endpoint_url=endpoint, region_name="us-east-1",

@@ -21,19 +21,24 @@ struct S3XMLTests {
         #expect(escaped == "&quot;&lt;\u{35D}/ETag&gt;&amp;\u{301}&quot;")
         #expect(S3XML.unescape(escaped) == etag)
         #expect(
-            S3XML.completion([(1, FinishedPart(etag: etag))]).contains(
+            S3XML.completion([(1, FinishedPart(etag: etag))], algorithm: nil).contains(
                 "<ETag>&quot;&lt;\u{35D}/ETag&gt;&amp;\u{301}&quot;</ETag></Part>"))
     }
 
-    @Test("a completion names each part's SHA-256 checksum when it was sent with one")
+    @Test("a completion names each part's checksum by the upload's algorithm when it was sent with one")
     func completionChecksums() {
-        let xml = S3XML.completion([
-            (1, FinishedPart(etag: "\"a\"", checksum: "q0Y+1w==")), (2, FinishedPart(etag: "\"b\"")),
-        ])
+        let parts = [(1, FinishedPart(etag: "\"a\"", checksum: "q0Y+1w==")), (2, FinishedPart(etag: "\"b\""))]
+        let head = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+        let second = "<Part><PartNumber>2</PartNumber><ETag>&quot;b&quot;</ETag></Part></CompleteMultipartUpload>"
         #expect(
-            xml == "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+            S3XML.completion(parts, algorithm: .crc32) == head
+                + "<Part><PartNumber>1</PartNumber><ETag>&quot;a&quot;</ETag><ChecksumCRC32>q0Y+1w==</ChecksumCRC32></Part>"
+                + second)
+        #expect(
+            S3XML.completion(parts, algorithm: .sha256) == head
                 + "<Part><PartNumber>1</PartNumber><ETag>&quot;a&quot;</ETag><ChecksumSHA256>q0Y+1w==</ChecksumSHA256></Part>"
-                + "<Part><PartNumber>2</PartNumber><ETag>&quot;b&quot;</ETag></Part></CompleteMultipartUpload>")
+                + second)
+        #expect(!S3XML.completion(parts, algorithm: nil).contains("Checksum"))
     }
 
     @Test("an S3 error names S3's code and message, and a 200 with <Error> is a failure")

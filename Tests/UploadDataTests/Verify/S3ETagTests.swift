@@ -58,22 +58,32 @@ struct S3ETagTests {
         #expect(
             try S3ETag.expected(for: item, planner: planner(threshold: 5 << 20)) == S3ETag.multipart(partMD5s: parts))
 
-        // The SHA-256 checksum S3 keeps, the same way: the file's digest, or that of its parts' digests with -N.
+        // The checksums S3 keeps, the same way: the file's, or that of its parts' checksums with -N.
+        let halves = [Array(bytes[0..<(5 << 20)]), Array(bytes[(5 << 20)...])]
+        func crc32(_ bytes: [UInt8]) -> [UInt8] { PayloadDigestTests.referenceCRC32(bytes) }
+        let whole = try S3Checksum.expected(for: item, planner: planner(threshold: 64 << 20), algorithm: .crc32)
+        #expect(whole == hex(crc32(bytes)))
+        let composite = try S3Checksum.expected(for: item, planner: planner(threshold: 5 << 20), algorithm: .crc32)
+        #expect(composite == hex(crc32(halves.flatMap { crc32($0) })) + "-2")
+        #expect(!composite.hasPrefix(whole))
         #expect(
-            try S3Checksum.expected(for: item, planner: planner(threshold: 64 << 20)) == hex(SHA256.hash(data: bytes)))
-        let partSHAs = [Array(bytes[0..<(5 << 20)]), Array(bytes[(5 << 20)...])].map { Array(SHA256.hash(data: $0)) }
-        let composite = try S3Checksum.expected(for: item, planner: planner(threshold: 5 << 20))
-        #expect(composite == hex(SHA256.hash(data: Array(partSHAs.joined()))) + "-2")
-        #expect(!composite.hasPrefix(hex(SHA256.hash(data: bytes))))
+            try S3Checksum.expected(for: item, planner: planner(threshold: 64 << 20), algorithm: .sha256)
+                == hex(SHA256.hash(data: bytes)))
+        let partSHAs = halves.map { Array(SHA256.hash(data: $0)) }
+        #expect(
+            try S3Checksum.expected(for: item, planner: planner(threshold: 5 << 20), algorithm: .sha256)
+                == hex(SHA256.hash(data: Array(partSHAs.joined()))) + "-2")
     }
 
-    @Test("a stored checksum is read from base64 into hex, its -N kept; anything else is refused")
+    @Test("a stored checksum is read from base64 into hex, its -N kept; the wrong length or no base64 is refused")
     func storedChecksum() {
         let digest = Array(SHA256.hash(data: Array("abc".utf8)))
         let base64 = Data(digest).base64EncodedString()
-        #expect(S3Checksum.hex(ofStored: base64) == hex(digest))
-        #expect(S3Checksum.hex(ofStored: base64 + "-3") == hex(digest) + "-3")
-        #expect(S3Checksum.hex(ofStored: "not base64!") == nil)
-        #expect(S3Checksum.hex(ofStored: Data([1, 2, 3]).base64EncodedString()) == nil)
+        #expect(S3Checksum.hex(ofStored: base64, algorithm: .sha256) == hex(digest))
+        #expect(S3Checksum.hex(ofStored: base64 + "-3", algorithm: .sha256) == hex(digest) + "-3")
+        #expect(S3Checksum.hex(ofStored: base64, algorithm: .crc32) == nil)
+        #expect(S3Checksum.hex(ofStored: "ePwTrw==-2", algorithm: .crc32) == "78fc13af-2")
+        #expect(S3Checksum.hex(ofStored: "not base64!", algorithm: .crc32) == nil)
+        #expect(S3Checksum.hex(ofStored: Data([1, 2, 3]).base64EncodedString(), algorithm: .sha256) == nil)
     }
 }
