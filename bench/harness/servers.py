@@ -35,14 +35,16 @@ def wait_for_port(port: int, process: subprocess.Popen, label: str, timeout: flo
 class Nginx:
     """The discard sink at /sink/ and WebDAV at /dav/, on 127.0.0.1 only; or, given `netns`, on `host` inside that
     network namespace (the shaped link), with `received` counting the bytes that reach it. Given `tls` (a
-    harness.tls.Certificates), it speaks HTTPS, and with `http2` also HTTP/2 by ALPN."""
+    harness.tls.Certificates), it speaks HTTPS, and with `http2` also HTTP/2 by ALPN. Given `upstream` (a port on
+    127.0.0.1), every other path is passed on to that server: the TLS front of the S3 comparison."""
 
     def __init__(self, name: str = "nginx", host: str = "127.0.0.1", netns: str | None = None,
-                 received: Callable[[], int] | None = None, tls=None, http2: bool = False) -> None:
+                 received: Callable[[], int] | None = None, tls=None, http2: bool = False,
+                 upstream: int | None = None) -> None:
         self.dir = WORK / name
         self.davroot = WORK / ("davroot" if name == "nginx" else f"{name}-davroot")
         self.host, self.netns = host, netns
-        self.tls, self.http2 = tls, http2
+        self.tls, self.http2, self.upstream = tls, http2, upstream
         self.port = free_port()
         self.url = f"{'https' if tls else 'http'}://{host}:{self.port}"
         self.access_log = self.dir / "access.log"
@@ -66,8 +68,15 @@ class Nginx:
             tls = (f"        ssl_certificate {self.tls.server_cert};\n        ssl_certificate_key {self.tls.server_key};\n"
                    "        ssl_protocols TLSv1.2 TLSv1.3;\n        ssl_session_cache shared:bench:1m;\n"
                    "        ssl_session_tickets on;")
+        proxy = ""
+        if self.upstream:
+            # Streamed on as it arrives, with the client's Host header, over which S3 signatures are computed.
+            proxy = ("        location / {\n            client_max_body_size 0;\n            proxy_request_buffering off;\n"
+                     "            proxy_http_version 1.1;\n            proxy_set_header Host $http_host;\n"
+                     f"            proxy_pass http://127.0.0.1:{self.upstream};\n        }}")
         for name, value in (("@DIR@", self.dir), ("@DAVROOT@", self.davroot), ("@WORK@", WORK), ("@HOST@", self.host),
-                            ("@PORT@", self.port), ("@USER@", user), ("@LISTEN_FLAGS@", flags), ("@TLS@", tls)):
+                            ("@PORT@", self.port), ("@USER@", user), ("@LISTEN_FLAGS@", flags), ("@TLS@", tls),
+                            ("@PROXY@", proxy)):
             config = config.replace(name, str(value))
         conf = self.dir / "nginx.conf"
         conf.write_text(config)
