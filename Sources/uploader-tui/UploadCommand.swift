@@ -60,6 +60,11 @@ struct UploadCommand: ParsableCommand {
     @Option(help: ArgumentHelp("S3: size of each multipart part (K/M/G; at least 5M).", valueName: "size"))
     var partSize = "16M"
 
+    @Option(
+        help: ArgumentHelp(
+            "S3: the checksum each upload carries, which S3 checks and keeps: crc32 or sha256.", valueName: "name"))
+    var checksumAlgorithm = "crc32"
+
     @Option(help: "Form field name for files.")
     var field = "file"
 

@@ -271,9 +271,14 @@ extension UploadCommand {
         guard let part = ByteSize.parse(partSize), part >= 5 << 20, part <= 5 << 30 else {
             throw UsageError(description: "--part-size must be between 5M and 5G, not '\(partSize)'")
         }
+        guard let algorithm = S3ChecksumAlgorithm(rawValue: checksumAlgorithm.uppercased()) else {
+            throw UsageError(description: "--checksum-algorithm takes crc32 or sha256, not '\(checksumAlgorithm)'")
+        }
         // With auto, the session's slots bound the parts in flight as they bound everything else.
         let parts = try concurrencyWidth() ?? ConcurrencyTuner.range.upperBound
-        return try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: parts)
+        var planner = try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: parts)
+        planner.checksumAlgorithm = algorithm
+        return planner
     }
 
     /// `--concurrency`: the fixed width, or nil for `auto`.

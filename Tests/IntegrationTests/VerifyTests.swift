@@ -153,6 +153,39 @@ struct VerifyTests {
         #expect(run.summary?["verified"] as? Int == 2)
     }
 
+    @Test("S3 with --checksum-algorithm sha256: SHA-256 checksums, the parts' composite, verified")
+    func s3SHA256Verified() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "sha")
+        let folder = try TestFolder("verify-s3-sha")
+        try folder.write("small.jpg", size: 100_000, seed: 3, prefix: Magic.jpeg)
+        _ = try folder.writeLarge("big.bin", size: 6 << 20, seed: 5)
+        let run = try await upload(
+            folder,
+            [
+                "--to", "s3://sha/", "--endpoint-url", moto.endpoint, "--verify", "--part-size", "5M",
+                "--multipart-threshold", "5M", "--checksum-algorithm", "sha256",
+            ],
+            environment: MotoFixture.environment)
+        #expect(run.status == 0, "\(run.standardError)")
+        let done = Dictionary(
+            uniqueKeysWithValues: run.events("done").map { ($0["file"] as? String ?? "", $0["verified"] as? String) })
+        #expect(done["small.jpg"] == "sha256:" + (try sha256(ofFile: folder.path + "/small.jpg")), "\(done)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/big.bin"))
+        let parts = [bytes[0..<(5 << 20)], bytes[(5 << 20)...]].flatMap { Array(SHA256.hash(data: $0)) }
+        let composite = SHA256.hash(data: parts).map { String(format: "%02x", $0) }.joined()
+        #expect(done["big.bin"]??.hasPrefix("sha256-parts:" + composite) == true, "\(done)")
+        let stored = try await moto.tool("checksum", "sha", "small.jpg")
+        #expect(stored.hasPrefix("SHA256 "), "\(stored)")
+
+        let refused = try await ChildProcess.run(
+            binary,
+            [folder.path, "--to", "s3://sha/", "--endpoint-url", moto.endpoint, "--checksum-algorithm", "md5"],
+            environment: MotoFixture.environment)
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("--checksum-algorithm takes crc32 or sha256, not 'md5'"))
+    }
+
     @Test("--verify with a batched multipart request is refused in one line before any request: exit 2")
     func refusedUpFront() async throws {
         let server = try await ServerFixture.start()

@@ -1,13 +1,14 @@
 import CZlib
 import Crypto
 
-/// The checksum an S3 upload names: S3 checks each body against it, keeps it with the object (`--verify` reads it
-/// back), and takes it in place of `Content-MD5` where Object Lock demands one.
-enum S3ChecksumAlgorithm: String, CaseIterable, Sendable {
-    /// What uploads name, as the aws CLI and the SDKs do: over HTTPS, where the payload goes unsigned, it is the only
+/// The checksum an S3 upload names (`--checksum-algorithm`): S3 checks each body against it, keeps it with the
+/// object (`--verify` reads it back), and takes it in place of `Content-MD5` where Object Lock demands one.
+public enum S3ChecksumAlgorithm: String, CaseIterable, Sendable {
+    /// The default, as with the aws CLI and the SDKs: over HTTPS, where the payload goes unsigned, it is the only
     /// pass over the bytes, and the cheapest one S3 accepts.
     case crc32 = "CRC32"
-    /// What multipart uploads begun by earlier versions named; one continued from the journal keeps it.
+    /// For a stored digest that is also a cryptographic one; over plain HTTP it is the signed payload's digest too.
+    /// Multipart uploads begun by earlier versions named it, and one continued from the journal keeps it.
     case sha256 = "SHA256"
 
     /// The header that carries a body's checksum (base64), and that `HEAD` answers with.

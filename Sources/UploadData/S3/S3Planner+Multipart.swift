@@ -33,7 +33,7 @@ struct MultipartUpload {
                 planner.checkpoints?.uploadEnded(earlier.uploadID)
             }
         }
-        let algorithm = S3Planner.checksumAlgorithm
+        let algorithm = planner.checksumAlgorithm
         let create = planner.signed(
             "POST", url([("uploads", "")]),
             headers: [("Content-Type", item.contentType), ("x-amz-checksum-algorithm", algorithm.rawValue)],

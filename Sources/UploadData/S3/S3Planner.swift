@@ -12,6 +12,8 @@ public struct S3Planner: RequestPlanner {
     public let partConcurrency: Int
     /// Where multipart uploads are noted, so a later run continues them (issue 5); nil records nothing.
     public var checkpoints: (any MultipartCheckpoints)?
+    /// The checksum algorithm new uploads name.
+    public var checksumAlgorithm = S3ChecksumAlgorithm.crc32
     public var batchSize: Int { 1 }
 
     /// Creates a planner.
@@ -47,16 +49,13 @@ public struct S3Planner: RequestPlanner {
     /// The single-PUT request, carrying the file's checksum and signed over its SHA-256 where the payload is signed.
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         let item = items[0]
-        let digest = try await PayloadDigest.computed(item, algorithm: Self.checksumAlgorithm, signed: signsPayload)
+        let digest = try await PayloadDigest.computed(item, algorithm: checksumAlgorithm, signed: signsPayload)
         let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
         return signed(
             "PUT", url,
-            headers: [("Content-Type", item.contentType)] + Self.checksumHeaders(digest, Self.checksumAlgorithm),
+            headers: [("Content-Type", item.contentType)] + Self.checksumHeaders(digest, checksumAlgorithm),
             payloadHash: digest.payloadHash, body: .file(item, contentType: item.contentType))
     }
-
-    /// The checksum algorithm new uploads name.
-    static let checksumAlgorithm = S3ChecksumAlgorithm.crc32
 
     /// Whether bodies are signed (`x-amz-content-sha256` their SHA-256): over plain HTTP only. Over HTTPS, as with the
     /// aws CLI and the SDKs, TLS guards the bytes on the way and S3 checks them against the signed checksum header,

@@ -51,6 +51,7 @@ public struct ProfileKey: Sendable, Hashable {
         .init("presign_batch", .integer), .init("results", .text),
         .init("endpoint_url", .text, forDelete: true), .init("region", .text, forDelete: true),
         .init("path_style", .flag, forDelete: true), .init("multipart_threshold", .text), .init("part_size", .text),
+        .init("checksum_algorithm", .text),
         .init("field", .text), .init("batch", .text),
         .init("fields", .list(separator: "="), long: nil, short: "F"),
         .init("headers", .list(separator: ": "), long: nil, short: "H"),
