@@ -188,6 +188,18 @@ struct S3UploadTests {
         for output in [signed.standardError, refused.standardError] { #expect(!output.contains(keys[1])) }
     }
 
+    @Test("an unknown --checksum-algorithm is one line and exit 2, before anything is sent")
+    func unknownChecksumAlgorithm() async throws {
+        let folder = try TestFolder("s3md5")
+        try folder.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        let outcome = try await ChildProcess.run(
+            binary,
+            [folder.path, "--to", "s3://b/", "--endpoint-url", "http://127.0.0.1:9", "--checksum-algorithm", "md5"],
+            environment: MotoFixture.environment)
+        #expect(outcome.status == 2)
+        #expect(outcome.standardError == "uploader-tui: --checksum-algorithm takes crc32 or sha256, not 'md5'\n")
+    }
+
     @Test("a missing bucket is one clear line naming S3's code, and exit 1")
     func missingBucket() async throws {
         let moto = try await MotoFixture.start()

@@ -14,7 +14,7 @@ import boto3
 def crc32(path: str, part_size: str | None = None) -> str:
     """Base64 of the big-endian CRC-32 of the file, or of its parts' CRC-32s one after another."""
     data = open(path, "rb").read()
-    if part_size is None:
+    if not part_size:
         return base64.b64encode(struct.pack(">I", zlib.crc32(data))).decode()
     size = int(part_size)
     parts = b"".join(struct.pack(">I", zlib.crc32(data[i:i + size])) for i in range(0, len(data), size))
