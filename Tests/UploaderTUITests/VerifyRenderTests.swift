@@ -30,6 +30,16 @@ struct VerifyRenderTests {
         #expect(frame.text.contains("Every byte is sent — reading back 2 stored files"))
     }
 
+    @Test("a verified file's details name the digest its stored copy was found to have; others none")
+    func verifiedDetail() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        var state = UIState(size: size, pane: .detail)
+        let verified = Fixtures.render(Self.verifying, size: size, state: state)
+        #expect(verified.text.contains("Verified     sha256:abababab"), "\(verified.text)")
+        state.selected = 3
+        #expect(!Fixtures.render(Self.verifying, size: size, state: state).text.contains("Verified  "))
+    }
+
     @Test("the done toast says how many files were verified; without --verify nothing changes")
     func doneToast() {
         let size = TerminalSize(cols: 100, rows: 30)

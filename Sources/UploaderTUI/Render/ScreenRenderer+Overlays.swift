@@ -18,6 +18,7 @@ extension ScreenRenderer {
         if let result = file.result {
             lines.append(("Response", glyphs.display(Sanitizer.excerpt(result.body, limit: 400)), .default))
             if let location = result.location { lines.append(("Stored at", glyphs.display(location), .default)) }
+            if let verified = result.verified { lines.append(("Verified", glyphs.display(verified), .green)) }
         } else if let excerpt = file.error?.bodyExcerpt, !excerpt.isEmpty {
             lines.append(("Response", glyphs.display(Sanitizer.excerpt(excerpt, limit: 400)), .default))
         }
