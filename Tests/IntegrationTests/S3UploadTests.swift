@@ -131,19 +131,30 @@ struct S3UploadTests {
         #expect(try await moto.tool("keys", "cut") == "[]")
     }
 
-    @Test("a multipart upload killed with -9 continues from its finished parts on the rerun")
-    func killedMultipartContinues() async throws {
+    /// What a rerun of a killed multipart upload does differently.
+    enum Rerun: String, CaseIterable, CustomTestStringConvertible {
+        case same, otherPartSize, otherChecksumAlgorithm, changedFile
+        var testDescription: String { rawValue }
+    }
+
+    /// A rerun that cuts the same parts of the same bytes continues the killed upload. One that would cut others
+    /// aborts it and sends the file anew: its 5 MiB parts completed as 6 MiB ones would store the wrong object, and
+    /// left open it would keep its parts (and bill them) for ever.
+    @Test(
+        "a multipart upload killed with -9 continues on the rerun, or is aborted and sent anew when its parts differ",
+        arguments: Rerun.allCases)
+    func killedMultipartReruns(_ rerun: Rerun) async throws {
         let moto = try await MotoFixture.start()
         _ = try await moto.tool("mb", "resume")
         let folder = try TestFolder("s3resume")
-        let path = try folder.writeLarge("long.bin", size: 30 << 20, seed: 6)
+        var path = try folder.writeLarge("long.bin", size: 30 << 20, seed: 6)
         let journal = folder.path + ".journal.sqlite"
         let arguments = [
             path, "--to", "s3://resume/", "--endpoint-url", moto.endpoint, "--json", "--journal", journal,
-            "--part-size", "5M", "--multipart-threshold", "5M", "--concurrency", "2",
+            "--multipart-threshold", "5M", "--concurrency", "2",
         ]
         let child = try ChildProcess.start(
-            binary, arguments + ["--limit-rate", "2M"], environment: MotoFixture.environment)
+            binary, arguments + ["--part-size", "5M", "--limit-rate", "2M"], environment: MotoFixture.environment)
         try await waitUntil("two parts in the journal", every: .milliseconds(100)) {
             Int(try await journalQuery(journal, "SELECT count(*) FROM multipart_parts").first ?? "") ?? 0 >= 2
         }
@@ -153,11 +164,20 @@ struct S3UploadTests {
         #expect(parts >= 2 && parts < 6)
         #expect(try await moto.tool("uploads", "resume") == "[\"long.bin\"]")
 
-        let rerun = try await ChildProcess.run(binary, arguments, environment: MotoFixture.environment)
-        #expect(rerun.status == 0, "\(rerun.standardError)")
-        // A fresh upload would have left the killed one open; continuing it completes it.
+        var options = ["--part-size", "5M"]
+        switch rerun {
+        case .same: break
+        case .otherPartSize: options = ["--part-size", "6M"]
+        case .otherChecksumAlgorithm: options += ["--checksum-algorithm", "sha256"]
+        case .changedFile: path = try folder.writeLarge("long.bin", size: 30 << 20, seed: 7)
+        }
+        let second = try await ChildProcess.run(binary, arguments + options, environment: MotoFixture.environment)
+        #expect(second.status == 0, "\(second.standardError)")
+        // Continued, the killed upload is completed; aborted, it is gone: either way none is left open.
         #expect(try await moto.tool("uploads", "resume") == "[]")
         #expect(try await moto.tool("sha256", "resume", "long.bin") == (try sha256(ofFile: path)))
+        let algorithm = rerun == .otherChecksumAlgorithm ? "SHA256 " : "CRC32 "
+        #expect(try await moto.tool("checksum", "resume", "long.bin").hasPrefix(algorithm))
         #expect(try await journalQuery(journal, "SELECT count(*) FROM multipart_uploads") == ["0"])
     }
 

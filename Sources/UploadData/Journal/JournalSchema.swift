@@ -76,6 +76,10 @@ enum JournalSchema {
                     ALTER TABLE multipart_parts ADD COLUMN checksum TEXT;
                     """)
         }
+        migrator.registerMigration("multipart.part_size", foreignKeyChecks: .immediate) { db in
+            // The part size an upload's parts were cut by; NULL for uploads begun before it was noted.
+            try db.execute(sql: "ALTER TABLE multipart_uploads ADD COLUMN part_size INTEGER")
+        }
         return migrator
     }
 

@@ -5,7 +5,8 @@ import UploadDomain
 enum JournalWrite: Sendable {
     case file(JournalEntry, at: Double)
     case hash(HashJob, contentHash: String)
-    case uploadBegan(uploadID: String, item: UploadItem, key: String, checksumAlgorithm: String?, at: Double)
+    case uploadBegan(
+        uploadID: String, item: UploadItem, key: String, partSize: Int64, checksumAlgorithm: String?, at: Double)
     case partFinished(uploadID: String, number: Int, part: FinishedPart)
     case uploadEnded(uploadID: String)
     /// The run's end, the last write of a closing journal.

@@ -183,14 +183,16 @@ final class JournalWriter: Sendable {
                             WHERE path = ? AND destination = ? AND size = ? AND mtime = ?
                             """
                     ).execute(arguments: [contentHash, job.path, job.destination, job.size, job.modified])
-                case .uploadBegan(let uploadID, let item, let key, let algorithm, let time):
+                case .uploadBegan(let uploadID, let item, let key, let partSize, let algorithm, let time):
                     try db.cachedStatement(
                         sql: """
                             INSERT OR REPLACE INTO multipart_uploads
-                            (upload_id, path, key, size, mtime, created_at, checksum_algorithm)
-                            VALUES (?, ?, ?, ?, ?, ?, ?)
+                            (upload_id, path, key, size, mtime, created_at, checksum_algorithm, part_size)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                             """
-                    ).execute(arguments: [uploadID, item.path, key, item.size, item.modified, time, algorithm])
+                    ).execute(arguments: [
+                        uploadID, item.path, key, item.size, item.modified, time, algorithm, partSize,
+                    ])
                 case .partFinished(let uploadID, let number, let part):
                     try db.cachedStatement(
                         sql: """

@@ -236,38 +236,42 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
 
     // MARK: - MultipartCheckpoints
 
-    /// The newest upload begun for this file and key, if the file still has the size and mtime it had then.
-    public func unfinishedUpload(of item: UploadItem, key: String) -> UnfinishedUpload? {
+    /// The uploads begun for this file and key, newest first.
+    public func unfinishedUploads(of item: UploadItem, key: String) -> [UnfinishedUpload] {
         writer.flush()
         do {
             return try queue.read { db in
-                let upload = try Row.fetchOne(
+                let uploads = try Row.fetchAll(
                     db,
                     sql: """
-                        SELECT upload_id, checksum_algorithm FROM multipart_uploads
-                        WHERE path = ? AND key = ? AND size = ? AND mtime = ?
-                        ORDER BY created_at DESC, rowid DESC LIMIT 1
+                        SELECT upload_id, size, mtime, part_size, checksum_algorithm FROM multipart_uploads
+                        WHERE path = ? AND key = ? ORDER BY created_at DESC, rowid DESC
                         """,
-                    arguments: [item.path, key, item.size, item.modified])
-                guard let upload else { return nil }
-                let uploadID: String = upload[0]
-                var parts: [Int: FinishedPart] = [:]
-                let rows = try Row.fetchCursor(
-                    db, sql: "SELECT number, etag, checksum FROM multipart_parts WHERE upload_id = ?",
-                    arguments: [uploadID])
-                while let row = try rows.next() { parts[row[0]] = FinishedPart(etag: row[1], checksum: row[2]) }
-                return UnfinishedUpload(uploadID: uploadID, checksumAlgorithm: upload[1], parts: parts)
+                    arguments: [item.path, key])
+                return try uploads.map { upload in
+                    let uploadID: String = upload[0]
+                    var parts: [Int: FinishedPart] = [:]
+                    let rows = try Row.fetchCursor(
+                        db, sql: "SELECT number, etag, checksum FROM multipart_parts WHERE upload_id = ?",
+                        arguments: [uploadID])
+                    while let row = try rows.next() { parts[row[0]] = FinishedPart(etag: row[1], checksum: row[2]) }
+                    return UnfinishedUpload(
+                        uploadID: uploadID, size: upload[1], modified: upload[2], partSize: upload[3],
+                        checksumAlgorithm: upload[4], parts: parts)
+                }
             }
         } catch {
             writer.noteFailure(JournalError.from(error, path: path))
-            return nil
+            return []
         }
     }
 
     /// Notes the upload's start, committed at once: it is what lets a later run continue instead of restarting.
-    public func uploadBegan(_ uploadID: String, item: UploadItem, key: String, checksumAlgorithm: String?) {
+    public func uploadBegan(
+        _ uploadID: String, item: UploadItem, key: String, partSize: Int64, checksumAlgorithm: String?
+    ) {
         let write = JournalWrite.uploadBegan(
-            uploadID: uploadID, item: item, key: key, checksumAlgorithm: checksumAlgorithm,
+            uploadID: uploadID, item: item, key: key, partSize: partSize, checksumAlgorithm: checksumAlgorithm,
             at: Date().timeIntervalSince1970)
         writer.submit(write, prompt: true)
     }

@@ -24,16 +24,22 @@ struct MultipartUpload {
     func run() async throws -> TransferResponse {
         probe.expect(total: item.size)
         let key = planner.key(for: item)
-        if let earlier = planner.checkpoints?.unfinishedUpload(of: item, key: key) {
+        let algorithm = planner.checksumAlgorithm
+        var earlier = planner.checkpoints?.unfinishedUploads(of: item, key: key) ?? []
+        if let usable = earlier.firstIndex(where: {
+            $0.continues(item, partSize: planner.partSize, checksumAlgorithm: algorithm.rawValue)
+        }) {
+            let upload = earlier.remove(at: usable)
+            await abandon(earlier)
             do {
-                let algorithm = earlier.checksumAlgorithm.flatMap(S3ChecksumAlgorithm.init(rawValue:))
-                return try await finish(earlier.uploadID, algorithm: algorithm, finished: earlier.parts)
+                return try await finish(upload.uploadID, algorithm: algorithm, finished: upload.parts)
             } catch let error as UploadError where error.httpStatus == 404 {
                 // The upload expired or was aborted elsewhere (NoSuchUpload): start over.
-                planner.checkpoints?.uploadEnded(earlier.uploadID)
+                planner.checkpoints?.uploadEnded(upload.uploadID)
             }
+        } else {
+            await abandon(earlier)
         }
-        let algorithm = planner.checksumAlgorithm
         let create = planner.signed(
             "POST", url([("uploads", "")]),
             headers: [("Content-Type", item.contentType), ("x-amz-checksum-algorithm", algorithm.rawValue)],
@@ -45,14 +51,15 @@ struct MultipartUpload {
         guard let uploadID = S3XML.value(of: "UploadId", in: created.body) else {
             throw UploadError(.decodingFailed, file: item.relativePath, cause: "no UploadId in the multipart answer")
         }
-        planner.checkpoints?.uploadBegan(uploadID, item: item, key: key, checksumAlgorithm: algorithm.rawValue)
+        planner.checkpoints?.uploadBegan(
+            uploadID, item: item, key: key, partSize: planner.partSize, checksumAlgorithm: algorithm.rawValue)
         return try await finish(uploadID, algorithm: algorithm, finished: [:])
     }
 
     /// Sends the parts not in `finished`, then completes; aborts on failure. Every part carries its checksum by the
-    /// `algorithm` the upload was created with (one an older version began may name none).
+    /// `algorithm` the upload was created with.
     private func finish(
-        _ uploadID: String, algorithm: S3ChecksumAlgorithm?, finished: [Int: FinishedPart]
+        _ uploadID: String, algorithm: S3ChecksumAlgorithm, finished: [Int: FinishedPart]
     ) async throws -> TransferResponse {
         do {
             let parts = try await uploadParts(uploadID, algorithm: algorithm, finished: finished)
@@ -76,7 +83,7 @@ struct MultipartUpload {
     }
 
     private func uploadParts(
-        _ uploadID: String, algorithm: S3ChecksumAlgorithm?, finished: [Int: FinishedPart]
+        _ uploadID: String, algorithm: S3ChecksumAlgorithm, finished: [Int: FinishedPart]
     ) async throws -> [(number: Int, part: FinishedPart)] {
         let ranges = planner.partRanges(of: item)
         let count = ranges.count
@@ -124,7 +131,7 @@ struct MultipartUpload {
     }
 
     private func uploadPart(
-        _ number: Int, _ range: (offset: Int64, length: Int64), uploadID: String, algorithm: S3ChecksumAlgorithm?
+        _ number: Int, _ range: (offset: Int64, length: Int64), uploadID: String, algorithm: S3ChecksumAlgorithm
     ) async throws -> FinishedPart {
         let (offset, length) = range
         let digest = try await PayloadDigest.computed(
@@ -142,6 +149,15 @@ struct MultipartUpload {
                 .invalidResponse, file: item.relativePath, cause: "part \(number) came back without an ETag")
         }
         return FinishedPart(etag: etag, checksum: digest.base64)
+    }
+
+    /// Aborts and forgets uploads begun for other bytes, another part size or another checksum algorithm: they can
+    /// never complete this file, and S3 keeps (and bills) their parts until aborted. One already gone is forgotten.
+    private func abandon(_ uploads: [UnfinishedUpload]) async {
+        for upload in uploads {
+            await abort(upload.uploadID)
+            planner.checkpoints?.uploadEnded(upload.uploadID)
+        }
     }
 
     /// Runs outside the (possibly cancelled) upload task, so the abort itself is not cancelled.

@@ -62,10 +62,9 @@ public struct S3Planner: RequestPlanner {
     /// so the SHA-256 of every byte would buy nothing.
     var signsPayload: Bool { !endpoint.usesTLS }
 
-    /// The headers that give a body's checksum; none for a part of an upload created without an algorithm.
-    static func checksumHeaders(_ digest: PayloadDigest, _ algorithm: S3ChecksumAlgorithm?) -> [(String, String)] {
-        guard let algorithm, let base64 = digest.base64 else { return [] }
-        return [("x-amz-sdk-checksum-algorithm", algorithm.rawValue), (algorithm.header, base64)]
+    /// The headers that give a body's checksum.
+    static func checksumHeaders(_ digest: PayloadDigest, _ algorithm: S3ChecksumAlgorithm) -> [(String, String)] {
+        [("x-amz-sdk-checksum-algorithm", algorithm.rawValue), (algorithm.header, digest.base64)]
     }
 
     public func upload(

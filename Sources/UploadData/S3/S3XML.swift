@@ -31,11 +31,11 @@ enum S3XML {
 
     /// The CompleteMultipartUpload body: each part's number, ETag and, when it was sent with one, its checksum by
     /// the upload's `algorithm`.
-    static func completion(_ parts: [(number: Int, part: FinishedPart)], algorithm: S3ChecksumAlgorithm?) -> String {
+    static func completion(_ parts: [(number: Int, part: FinishedPart)], algorithm: S3ChecksumAlgorithm) -> String {
         let body = parts.map { number, part in
             let checksum =
-                if let element = algorithm?.completionElement, let value = part.checksum {
-                    "<\(element)>\(escape(value))</\(element)>"
+                if let value = part.checksum {
+                    "<\(algorithm.completionElement)>\(escape(value))</\(algorithm.completionElement)>"
                 } else { "" }
             return "<Part><PartNumber>\(number)</PartNumber><ETag>\(escape(part.etag))</ETag>\(checksum)</Part>"
         }

@@ -59,24 +59,42 @@ public struct FinishedPart: Sendable, Equatable {
 /// An S3 multipart upload an earlier run began and did not end.
 public struct UnfinishedUpload: Sendable, Equatable {
     public var uploadID: String
+    /// The file's size and mtime when the upload began: its parts hold those bytes.
+    public var size: Int64
+    public var modified: Double
+    /// The part size its parts were cut by; nil for one an older version began without noting it.
+    public var partSize: Int64?
     /// The checksum algorithm the upload was created with (`CRC32`; `SHA256` before); nil for one created without.
     public var checksumAlgorithm: String?
     /// Its finished parts by number.
     public var parts: [Int: FinishedPart]
 
-    public init(uploadID: String, checksumAlgorithm: String?, parts: [Int: FinishedPart]) {
+    public init(
+        uploadID: String, size: Int64, modified: Double, partSize: Int64?, checksumAlgorithm: String?,
+        parts: [Int: FinishedPart]
+    ) {
         self.uploadID = uploadID
+        self.size = size
+        self.modified = modified
+        self.partSize = partSize
         self.checksumAlgorithm = checksumAlgorithm
         self.parts = parts
+    }
+
+    /// Whether its parts can finish `item` cut by `partSize` with `checksumAlgorithm`: parts of another cut or of
+    /// other bytes would complete into a different object, and S3 fixes the algorithm when the upload is created.
+    public func continues(_ item: UploadItem, partSize: Int64, checksumAlgorithm: String) -> Bool {
+        size == item.size && modified == item.modified && self.partSize == partSize
+            && self.checksumAlgorithm == checksumAlgorithm
     }
 }
 
 /// Where an S3 multipart upload stands, so a later run continues it from its finished parts.
 public protocol MultipartCheckpoints: Sendable {
-    /// The unfinished upload an earlier run left for this file and key.
-    func unfinishedUpload(of item: UploadItem, key: String) -> UnfinishedUpload?
-    /// Notes that an upload began, created with `checksumAlgorithm` (nil: none).
-    func uploadBegan(_ uploadID: String, item: UploadItem, key: String, checksumAlgorithm: String?)
+    /// The unfinished uploads earlier runs left for this file and key, newest first, whatever the file is now.
+    func unfinishedUploads(of item: UploadItem, key: String) -> [UnfinishedUpload]
+    /// Notes that an upload began, its parts cut by `partSize`, created with `checksumAlgorithm` (nil: none).
+    func uploadBegan(_ uploadID: String, item: UploadItem, key: String, partSize: Int64, checksumAlgorithm: String?)
     /// Notes one finished part.
     func partFinished(uploadID: String, number: Int, part: FinishedPart)
     /// Forgets the upload once completed or aborted.

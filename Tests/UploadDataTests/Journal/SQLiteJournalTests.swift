@@ -342,42 +342,44 @@ struct SQLiteJournalTests {
         }
     }
 
-    @Test("a multipart upload and its parts come back for the same file and key only")
+    @Test("the multipart uploads begun for a file and key come back newest first, whatever the file is now")
     func multipart() throws {
         try withJournalFolder { folder in
             let path = folder + "/journal.sqlite"
             let item = journalItem(0, size: 50 << 20)
             let journal = try SQLiteJournal.open(path: path, destination: "s3://b/p", arguments: "")
-            journal.uploadBegan("old", item: item, key: "p/0.jpg", checksumAlgorithm: nil)
+            journal.uploadBegan("old", item: item, key: "p/0.jpg", partSize: 8 << 20, checksumAlgorithm: nil)
             journal.partFinished(uploadID: "old", number: 1, part: FinishedPart(etag: "\"o1\""))
-            journal.uploadBegan("up-1", item: item, key: "p/0.jpg", checksumAlgorithm: "SHA256")
+            let touched = changedItem(item, modified: item.modified + 1)
+            journal.uploadBegan("up-1", item: touched, key: "p/0.jpg", partSize: 16 << 20, checksumAlgorithm: "CRC32")
             journal.partFinished(uploadID: "up-1", number: 1, part: FinishedPart(etag: "\"e1\"", checksum: "c1="))
             journal.partFinished(uploadID: "up-1", number: 2, part: FinishedPart(etag: "\"e2\"", checksum: "c2="))
             journal.partFinished(uploadID: "up-1", number: 2, part: FinishedPart(etag: "\"e2b\"", checksum: "c2b="))
-            let expected = UnfinishedUpload(
-                uploadID: "up-1", checksumAlgorithm: "SHA256",
+            let newer = UnfinishedUpload(
+                uploadID: "up-1", size: touched.size, modified: touched.modified, partSize: 16 << 20,
+                checksumAlgorithm: "CRC32",
                 parts: [
                     1: FinishedPart(etag: "\"e1\"", checksum: "c1="),
                     2: FinishedPart(etag: "\"e2b\"", checksum: "c2b="),
                 ])
-            #expect(journal.unfinishedUpload(of: item, key: "p/0.jpg") == expected)
+            let older = UnfinishedUpload(
+                uploadID: "old", size: item.size, modified: item.modified, partSize: 8 << 20, checksumAlgorithm: nil,
+                parts: [1: FinishedPart(etag: "\"o1\"")])
+            #expect(journal.unfinishedUploads(of: item, key: "p/0.jpg") == [newer, older])
             journal.close(counts: PhaseCounts())
 
             let reopened = try SQLiteJournal.open(path: path, destination: "s3://b/p", arguments: "")
             defer { reopened.close(counts: PhaseCounts()) }
-            #expect(reopened.unfinishedUpload(of: item, key: "p/0.jpg") == expected)
-            #expect(reopened.unfinishedUpload(of: item, key: "p/other.jpg") == nil)
-            let shorter = changedItem(item, size: item.size - 1)
-            let touched = changedItem(item, modified: item.modified + 1)
-            #expect(reopened.unfinishedUpload(of: shorter, key: "p/0.jpg") == nil)
-            #expect(reopened.unfinishedUpload(of: touched, key: "p/0.jpg") == nil)
+            #expect(reopened.unfinishedUploads(of: touched, key: "p/0.jpg") == [newer, older])
+            #expect(reopened.unfinishedUploads(of: item, key: "p/other.jpg").isEmpty)
+            #expect(newer.continues(touched, partSize: 16 << 20, checksumAlgorithm: "CRC32"))
+            #expect(!newer.continues(item, partSize: 16 << 20, checksumAlgorithm: "CRC32"))
+            #expect(!newer.continues(touched, partSize: 8 << 20, checksumAlgorithm: "CRC32"))
+            #expect(!newer.continues(touched, partSize: 16 << 20, checksumAlgorithm: "SHA256"))
             reopened.uploadEnded("up-1")
-            // Made without a checksum (as before checksums were named): it comes back without, to finish the same way.
-            let old = UnfinishedUpload(
-                uploadID: "old", checksumAlgorithm: nil, parts: [1: FinishedPart(etag: "\"o1\"")])
-            #expect(reopened.unfinishedUpload(of: item, key: "p/0.jpg") == old)
+            #expect(reopened.unfinishedUploads(of: item, key: "p/0.jpg") == [older])
             reopened.uploadEnded("old")
-            #expect(reopened.unfinishedUpload(of: item, key: "p/0.jpg") == nil)
+            #expect(reopened.unfinishedUploads(of: item, key: "p/0.jpg").isEmpty)
         }
     }
 

@@ -6,21 +6,22 @@ import UploadDomain
 
 @testable import UploadData
 
-/// Checkpoints in memory: an earlier run's unfinished upload to hand back, and the algorithms uploads began with.
+/// Checkpoints in memory: earlier runs' unfinished uploads to hand back, and the uploads begun and ended.
 final class RecordedCheckpoints: MultipartCheckpoints {
-    let earlier: UnfinishedUpload?
+    let earlier: [UnfinishedUpload]
     let began = Mutex<[String?]>([])
+    let ended = Mutex<[String]>([])
 
-    init(earlier: UnfinishedUpload? = nil) {
+    init(earlier: [UnfinishedUpload] = []) {
         self.earlier = earlier
     }
 
-    func unfinishedUpload(of item: UploadItem, key: String) -> UnfinishedUpload? { earlier }
-    func uploadBegan(_ uploadID: String, item: UploadItem, key: String, checksumAlgorithm: String?) {
+    func unfinishedUploads(of item: UploadItem, key: String) -> [UnfinishedUpload] { earlier }
+    func uploadBegan(_ uploadID: String, item: UploadItem, key: String, partSize: Int64, checksumAlgorithm: String?) {
         began.withLock { $0.append(checksumAlgorithm) }
     }
     func partFinished(uploadID: String, number: Int, part: FinishedPart) {}
-    func uploadEnded(_ uploadID: String) {}
+    func uploadEnded(_ uploadID: String) { ended.withLock { $0.append(uploadID) } }
 }
 
 /// What the requests of a multipart upload carry: the checksum by the algorithm the upload was created with, and a
@@ -30,7 +31,7 @@ struct MultipartUploadTests {
     let bytes = (0..<((5 << 20) * 2 + 1000)).map { UInt8(truncatingIfNeeded: $0 &* 7 >> 3) }
 
     func upload(
-        endpoint: String, earlier: UnfinishedUpload? = nil
+        endpoint: String, earlier: [UnfinishedUpload] = []
     ) async throws -> (requests: [TransferRequest], checkpoints: RecordedCheckpoints) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multipart-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -94,22 +95,56 @@ struct MultipartUploadTests {
         #expect(parts.allSatisfy { header("x-amz-checksum-crc32", of: $0) != nil })
     }
 
-    @Test("an upload an earlier version began with SHA-256 checksums is continued and completed with them")
-    func continuedWithItsAlgorithm() async throws {
-        let first = Data(SHA256.hash(data: partBytes(1))).base64EncodedString()
-        let earlier = UnfinishedUpload(
-            uploadID: "old", checksumAlgorithm: "SHA256", parts: [1: FinishedPart(etag: "\"e1\"", checksum: first)])
-        let (requests, checkpoints) = try await upload(endpoint: "https://127.0.0.1:9", earlier: earlier)
+    /// An upload of `big.bin` as `upload` makes it (5 MiB parts, CRC-32) that sent its first part, changed by `change`.
+    func earlier(_ change: (inout UnfinishedUpload) -> Void = { _ in }) -> UnfinishedUpload {
+        let first = Data(PayloadDigestTests.referenceCRC32(partBytes(1))).base64EncodedString()
+        var upload = UnfinishedUpload(
+            uploadID: "old", size: Int64(bytes.count), modified: 0, partSize: 5 << 20, checksumAlgorithm: "CRC32",
+            parts: [1: FinishedPart(etag: "\"e1\"", checksum: first)])
+        change(&upload)
+        return upload
+    }
+
+    @Test("an upload begun for the same bytes, part size and algorithm is continued from its finished parts")
+    func continued() async throws {
+        let (requests, checkpoints) = try await upload(endpoint: "https://127.0.0.1:9", earlier: [earlier()])
         #expect(checkpoints.began.withLock { $0 }.isEmpty)
-        let parts = requests.filter { $0.method == .put }
-        #expect(parts.count == 2)
-        for (index, part) in parts.enumerated() {
-            let sha = Data(SHA256.hash(data: partBytes(index + 2))).base64EncodedString()
-            #expect(header("x-amz-checksum-sha256", of: part) == sha)
-            #expect(header("x-amz-checksum-crc32", of: part) == nil)
-            #expect(completion(requests).contains("<ChecksumSHA256>\(sha)</ChecksumSHA256>"))
-        }
-        #expect(completion(requests).contains("<PartNumber>1</PartNumber><ETag>&quot;e1&quot;</ETag><ChecksumSHA256>"))
-        #expect(!completion(requests).contains("CRC32"))
+        #expect(requests.map(\.method) == [.put, .put, .post])
+        #expect(requests.allSatisfy { $0.url.contains("uploadId=old") })
+        #expect(completion(requests).contains("<PartNumber>1</PartNumber><ETag>&quot;e1&quot;</ETag><ChecksumCRC32>"))
+        #expect(checkpoints.ended.withLock { $0 } == ["old"])
+    }
+
+    /// Parts cut by another size would complete into another object (8 MiB parts completed as 16 MiB ones stored
+    /// half the file); S3 fixes the algorithm at creation; parts of other bytes are not this file's.
+    @Test(
+        "an upload begun for another part size, checksum algorithm, size or mtime is aborted, and a new one begun",
+        arguments: [
+            { (upload: inout UnfinishedUpload) in upload.partSize = 8 << 20 },
+            { $0.partSize = nil },
+            { $0.checksumAlgorithm = "SHA256" },
+            { $0.checksumAlgorithm = nil },
+            { $0.size += 1 },
+            { $0.modified += 1 },
+        ] as [@Sendable (inout UnfinishedUpload) -> Void])
+    func abandoned(change: @Sendable (inout UnfinishedUpload) -> Void) async throws {
+        let (requests, checkpoints) = try await upload(endpoint: "https://127.0.0.1:9", earlier: [earlier(change)])
+        #expect(requests.first?.method == .delete)
+        #expect(requests.first?.url.hasSuffix("?uploadId=old") == true)
+        #expect(requests.dropFirst().map(\.method) == [.post, .put, .put, .put, .post])
+        #expect(checkpoints.began.withLock { $0 } == ["CRC32"])
+        #expect(checkpoints.ended.withLock { $0 }.first == "old")
+        #expect(!completion(requests).contains("e1"))
+    }
+
+    @Test("of several uploads left for the file, the usable one is continued and the others aborted")
+    func severalLeft() async throws {
+        let stale = earlier { $0.uploadID = "stale"; $0.size += 1 }
+        let (requests, checkpoints) = try await upload(
+            endpoint: "https://127.0.0.1:9", earlier: [stale, earlier()])
+        #expect(requests.map(\.method) == [.delete, .put, .put, .post])
+        #expect(requests[0].url.hasSuffix("?uploadId=stale"))
+        #expect(checkpoints.began.withLock { $0 }.isEmpty)
+        #expect(checkpoints.ended.withLock { $0 } == ["stale", "old"])
     }
 }
