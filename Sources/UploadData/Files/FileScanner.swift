@@ -44,6 +44,8 @@ public struct FileScanner: Sendable {
         var links = Links()
         var left = LeftOut()
         for argument in arguments {
+            // `stat` would take the current folder for it: an unset variable ("$DIR") must not send the folder.
+            guard !argument.isEmpty else { throw ScanError(path: "''", reason: "an empty path names no file") }
             let absolute = Self.absolute(argument)
             var info = stat()
             guard stat(absolute, &info) == 0 else {
@@ -121,10 +123,12 @@ public struct FileScanner: Sendable {
         var byName = 0
         var byAge = 0
         var folders = 0
+        var hidden = 0
 
         var notes: [String] {
             func files(_ n: Int) -> String { n == 1 ? "1 file" : "\(n) files" }
-            return (byName > 0 ? ["\(files(byName)) left out by --include/--exclude"] : [])
+            return (hidden > 0 ? ["\(hidden) hidden (dot) \(hidden == 1 ? "entry" : "entries") left out (--hidden sends them)"] : [])
+                + (byName > 0 ? ["\(files(byName)) left out by --include/--exclude"] : [])
                 + (byAge > 0 ? ["\(files(byAge)) left out by --max-age/--min-age"] : [])
                 + (folders > 0 ? ["\(folders == 1 ? "1 folder" : "\(folders) folders") left out by --exclude"] : [])
         }
@@ -161,21 +165,31 @@ public struct FileScanner: Sendable {
             notes.append("\(Sanitizer.displayName(folder)): folder loop through a link, not walked again")
             return
         }
-        var entries: [(name: String, type: Int32)] = []
+        var entries: [(name: String, type: Int32, utf8: Bool)] = []
         while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            let (name, utf8) = withUnsafeBytes(of: entry.pointee.d_name) {
+                let bytes = $0.bindMemory(to: CChar.self).baseAddress!
+                return String(validatingCString: bytes).map { ($0, true) } ?? (String(cString: bytes), false)
             }
-            if name == "." || name == ".." || (name.hasPrefix(".") && !includeHidden) { continue }
-            entries.append((name, Int32(entry.pointee.d_type)))
+            if name == "." || name == ".." { continue }
+            if name.hasPrefix("."), !includeHidden {
+                left.hidden += 1
+                continue
+            }
+            entries.append((name, Int32(entry.pointee.d_type), utf8))
         }
         entries.sort { $0.name < $1.name }
         // Regular files are probed after the listing, together: in parallel when there are many.
         var slots: [Slot] = []
         var files: [FileToProbe] = []
-        for (name, type) in entries {
+        for (name, type, utf8) in entries {
             let path = folder + "/" + name
             let rel = relative.isEmpty ? name : relative + "/" + name
+            // Paths are Strings: the repaired name opens no file, so say why instead of "No such file".
+            guard utf8 else {
+                slots.append(.found(Self.failed(path, relative: rel, "name is not valid UTF-8; rename it to send it")))
+                continue
+            }
             var kind = Self.kind(ofEntryType: type)
             if kind == nil {
                 guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {

@@ -75,9 +75,12 @@ struct FileScannerTests {
     @Test("hidden entries only when asked; a file argument is named by itself; repeats count once")
     func hiddenFilesAndArguments() throws {
         try withFolder([".secret": [1], "x.dat": [2, 3], ".cache/y.dat": [4]]) { root in
-            #expect(try FileScanner(recursive: true).scan([root]).items.map(\.relativePath) == ["x.dat"])
+            let plain = try FileScanner(recursive: true).scan([root])
+            #expect(plain.items.map(\.relativePath) == ["x.dat"])
+            #expect(plain.notes == ["2 hidden (dot) entries left out (--hidden sends them)"])
             let hidden = try FileScanner(recursive: true, includeHidden: true).scan([root])
             #expect(hidden.items.map(\.relativePath) == [".cache/y.dat", ".secret", "x.dat"])
+            #expect(hidden.notes.isEmpty)
             let files = try FileScanner().scan([root + "/x.dat", root, root + "/./x.dat"])
             #expect(files.items.map(\.relativePath) == ["x.dat"])
             #expect(files.items[0].size == 2)
@@ -136,6 +139,27 @@ struct FileScannerTests {
             #expect(throws: FileScanner.ScanError.self) { try FileScanner().scan([root + "/missing"]) }
             let error = #expect(throws: FileScanner.ScanError.self) { try FileScanner().scan(["/dev/null"]) }
             #expect(error?.description == "/dev/null: not a regular file or folder")
+            // An unset variable ("$DIR") must not send the current folder.
+            let empty = #expect(throws: FileScanner.ScanError.self) { try FileScanner().scan([""]) }
+            #expect(empty?.description == "'': an empty path names no file")
+        }
+    }
+
+    @Test("a name that is not valid UTF-8 fails with that cause, and the folder's other files go on")
+    func nameNotUTF8() throws {
+        try withFolder(["ok.jpg": [1]]) { root in
+            let bytes = Array((root + "/caf").utf8) + [0xE9] + Array(".jpg".utf8) + [0]
+            let descriptor = bytes.withUnsafeBufferPointer {
+                $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+            }
+            #expect(descriptor >= 0)
+            close(descriptor)
+            let scan = try FileScanner().scan([root])
+            #expect(scan.items.count == 2)
+            #expect(scan.items[0].relativePath == "caf\u{FFFD}.jpg")
+            #expect(scan.items[0].unreadableReason == "name is not valid UTF-8; rename it to send it")
+            #expect(scan.items[1].relativePath == "ok.jpg")
+            #expect(scan.items[1].unreadableReason == nil)
         }
     }
 }
