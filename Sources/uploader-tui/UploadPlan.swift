@@ -24,7 +24,7 @@ struct UploadPlan {
     var items: [UploadItem]
     var notes: [String]
     var destinationKind: Destination
-    var resultsPath: String?
+    var resultsTarget: ResultsFile.Target?
     /// `--log-file`, opened.
     var log: RunLog?
     var source: String
@@ -188,15 +188,7 @@ extension UploadCommand {
         if verify, case .planner(let planner) = destination, let refusal = planner.verifyRefusal {
             throw UsageError(description: "--verify: \(refusal)")
         }
-        if let results {
-            let folder = (FileScanner.absolute(results) as NSString).deletingLastPathComponent
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
-                access(folder, W_OK) == 0
-            else {
-                throw UsageError(description: "--results \(Sanitizer.displayName(results)): cannot write in \(folder)")
-            }
-        }
+        let resultsTarget = try results.map(ResultsFile.target(for:))
         let journalOpening: JournalOpening?
         if let journalPath {
             opening.open(path: journalPath)
@@ -245,7 +237,7 @@ extension UploadCommand {
         }
         return UploadPlan(
             items: items, notes: scan.notes + warnings + duplicateNotes, destinationKind: destination,
-            resultsPath: results, log: log,
+            resultsTarget: resultsTarget, log: log,
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(
                 concurrency: width ?? ConcurrencyTuner.initialWidth, retryPolicy: RetryPolicy(maxRetries: retries),

@@ -163,14 +163,17 @@ struct UploadRun {
         if let failure = journal?.writeFailure {
             FileHandle.standardError.write(Data("uploader-tui: warning: \(failure)\n".utf8))
         }
-        if let path = plan.resultsPath {
+        var status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
+        if let target = plan.resultsTarget {
             do {
-                try ResultsFile.write(snapshot.files, to: path)
+                try ResultsFile.write(snapshot.files, to: target)
             } catch {
-                FileHandle.standardError.write(Data("uploader-tui: \(path): cannot write results: \(error)\n".utf8))
+                let name = Sanitizer.displayName(target.path)
+                FileHandle.standardError.write(Data("uploader-tui: --results \(name): cannot write: \(error)\n".utf8))
+                // A script reads the results to learn what happened: without them the run has not said it.
+                if status == .success { status = .someFailed }
             }
         }
-        let status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
         served?.end(snapshot, status: status)
         return status
     }

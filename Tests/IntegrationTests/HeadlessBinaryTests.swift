@@ -65,6 +65,42 @@ struct HeadlessBinaryTests {
         await server.stop()
     }
 
+    @Test("--results through a link replaces the link's target and keeps the link; a pipe is written into")
+    func resultsTargets() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        try folder.write("a.jpg", size: 100, seed: 1)
+        let out = try TestFolder("results")
+        let target = out.path + "/target.json"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.createSymbolicLink(atPath: out.path + "/link.json", withDestinationPath: "target.json")
+        let linked = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/x/images"), "-q", "--results", out.path + "/link.json"])
+        #expect(linked.status == 0, "\(linked.standardError)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out.path + "/link.json") == "target.json")
+        #expect(try String(contentsOfFile: target, encoding: .utf8).contains("\"phase\" : \"done\""))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == ["link.json", "target.json"])
+
+        let fifo = out.path + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Read as a pipe, to its end: Foundation's file reading takes the FIFO's size, 0, and would never open it.
+        let reader = Task.detached {
+            let descriptor = open(fifo, O_RDONLY)
+            defer { close(descriptor) }
+            var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while case let count = read(descriptor, &buffer, buffer.count), count > 0 { bytes += buffer[..<count] }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let piped = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/y/images"), "-q", "--results", fifo])
+        #expect(piped.status == 0, "\(piped.standardError)")
+        #expect(await reader.value.contains("\"file\" : \"a.jpg\""))
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        await server.stop()
+    }
+
     @Test("usage errors exit 2 before anything is sent; an empty folder exits 3")
     func usageAndNothing() async throws {
         let server = try await ServerFixture.start()
@@ -83,6 +119,8 @@ struct HeadlessBinaryTests {
             [folder.path, "--to", "s3://pets/"],  // no credentials anywhere
             [folder.path, "--to", "s3://pets/", "--part-size", "1M"],
             [folder.path, "--to", url, "--results", "/nonexistent-folder/r.json"],
+            [folder.path, "--to", url, "--results", folder.path],
+            ["", "--to", url],  // an unset variable: not the current folder
             [folder.path, "--to", url, "--max-host-connections", "0"],
         ]
         let home = try TestFolder("home")
