@@ -71,6 +71,8 @@ public actor HeadlessReporter {
         let active = snapshot.progress.counts.active
         if active == 0 || snapshot.isIdle {
             output.standardError("stopping: nothing in flight")
+        } else if let left = snapshot.stopping?.graceLeft, left <= .zero {
+            output.standardError("aborting \(active == 1 ? "1 upload" : "\(active) uploads") (--grace 0)")
         } else {
             let uploads = active == 1 ? "1 upload" : "\(active) uploads"
             let limit = snapshot.stopping?.graceLeft.map { " (at most " + Format.duration($0) + ")" } ?? ""

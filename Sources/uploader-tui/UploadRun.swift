@@ -87,8 +87,14 @@ struct UploadRun {
                     closeScreen()
                 }
             },
+            onSecond: {
+                // A second signal aborts what is in flight at once; the batch then ends as usual, with each file's
+                // last event and the summary, which scripts read.
+                Task { await session.handle(.cancelAll) }
+            },
             beforeExit: {
-                // A second signal exits at once, but not before what is recorded is on disk.
+                // Should that not end the run, a third signal (or the fallback) exits, not before what is recorded
+                // is on disk.
                 journal?.flush()
                 HeadlessReporter.Output.process.flush()
                 CursesTerminal.restoreBeforeExit()
@@ -106,7 +112,9 @@ struct UploadRun {
             served = try await serve(
                 session, id: id, interrupts: interrupts, total: items.count, skipping: done, whenIdle: whenIdle)
         } else if plan.headless {
-            await runHeadless(session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle)
+            await runHeadless(
+                session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
+                interrupts: interrupts)
         } else {
             // The screen reads snapshots; only the log wants the events. Should the screen fail, they go on to the
             // headless reporter through the same loop: a stream has one reader.
@@ -152,7 +160,7 @@ struct UploadRun {
                 fallback.reporter.withLock { $0 = reporter }
                 await runHeadless(
                     session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
-                    readsEvents: logged == nil)
+                    interrupts: interrupts, readsEvents: logged == nil)
                 await logged?.value
             }
         }
@@ -209,7 +217,7 @@ struct UploadRun {
     /// `readsEvents` false: another loop already reads the session's events and hands them to `reporter`.
     private func runHeadless(
         _ session: UploadSession, reporter: HeadlessReporter, total: Int, skipping done: Set<Int>,
-        whenIdle: (PhaseCounts) -> Void, readsEvents: Bool = true
+        whenIdle: (PhaseCounts) -> Void, interrupts: InterruptWatcher, readsEvents: Bool = true
     ) async {
         for note in plan.notes { await reporter.note(note) }
         let locations = Task { [plan] in
@@ -246,7 +254,7 @@ struct UploadRun {
         await session.finishEvents()
         await events.value
         let snapshot = await session.snapshot()
-        let status = ExitStatus(counts: snapshot.progress.counts, interrupted: false)
+        let status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
         await reporter.summary(snapshot, exitCode: status.rawValue)
         plan.log?.finished(snapshot, exitCode: status.rawValue)
     }
@@ -273,19 +281,25 @@ extension UploadRun {
 }
 
 /// SIGINT/SIGTERM (and SIGHUP of a run with a screen): the first asks the run to stop (finish what is in flight,
-/// report, exit 130); a second exits at once.
+/// report, exit 130); a second aborts what is in flight (`onSecond`, which has `fallback` to end the run) or, without
+/// `onSecond`, exits at once, as does a third.
 final class InterruptWatcher: @unchecked Sendable {
     // @unchecked: `count` is touched only on `queue`, where every signal handler runs.
     private let queue = DispatchQueue(label: "uploader-tui.signals")
     private var sources: [any DispatchSourceSignal] = []
     private var count = 0
     private let onFirst: @Sendable (Int32) -> Void
+    private let onSecond: (@Sendable () -> Void)?
     private let beforeExit: @Sendable () -> Void
+    /// How long an abort may take to end the run before the process exits regardless.
+    static let fallback: DispatchTimeInterval = .seconds(3)
 
     init(
-        signals: [Int32], onFirst: @escaping @Sendable (Int32) -> Void, beforeExit: @escaping @Sendable () -> Void
+        signals: [Int32], onFirst: @escaping @Sendable (Int32) -> Void, onSecond: (@Sendable () -> Void)? = nil,
+        beforeExit: @escaping @Sendable () -> Void
     ) {
         self.onFirst = onFirst
+        self.onSecond = onSecond
         self.beforeExit = beforeExit
         for signalNumber in signals {
             signal(signalNumber, SIG_IGN)
@@ -305,10 +319,17 @@ final class InterruptWatcher: @unchecked Sendable {
         count += 1
         if count == 1 {
             onFirst(signalNumber)
+        } else if count == 2, let onSecond {
+            onSecond()
+            queue.asyncAfter(deadline: .now() + Self.fallback) { [self] in exitNow() }
         } else {
-            beforeExit()
-            ProcessExit.now(ExitStatus.interrupted.rawValue)
+            exitNow()
         }
+    }
+
+    private func exitNow() {
+        beforeExit()
+        ProcessExit.now(ExitStatus.interrupted.rawValue)
     }
 
     var interrupted: Bool { queue.sync { count > 0 } }

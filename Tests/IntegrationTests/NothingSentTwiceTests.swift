@@ -31,6 +31,8 @@ struct NothingSentTwiceTests {
                 stopped.standardError.contains(" — Ctrl-C again to abort"), "\(stopped.standardError)")
             let events = try ndjson(stopped.standardOutput)
             #expect(events.contains { $0["event"] as? String == "cancelled" }, "queued files end cancelled")
+            #expect(events.last?["event"] as? String == "summary")
+            #expect(events.last?["exit_code"] as? Int == 130)
             // Every file the server stored was answered and recorded before the exit.
             let done = try await journalDonePaths(journal)
             let storedNow = await server.server.statistics.storedByPath.count
@@ -50,7 +52,7 @@ struct NothingSentTwiceTests {
         let folder = try TestFolder("abort")
         for i in 0..<6 { try folder.write("a-\(i).jpg", size: 5_000, seed: UInt64(i), prefix: Magic.jpeg) }
         let journal = folder.path + ".journal.sqlite"
-        let arguments = [folder.path, "--to", server.url("/datasets/ab/images"), "--no-tui", "--journal", journal]
+        let arguments = [folder.path, "--to", server.url("/datasets/ab/images"), "--json", "--journal", journal]
         let child = try ChildProcess.start(binary, arguments)
         try await waitUntil("4 files stored") { await server.server.statistics.filesStored >= 4 }
         child.signal(SIGINT)
@@ -59,6 +61,16 @@ struct NothingSentTwiceTests {
         let stopped = await child.wait()
         #expect(stopped.status == 130)
         #expect(try await journalDonePaths(journal).isEmpty)
+        // Aborted, every file still ends with its event, and the summary says how the run ended.
+        let events = try ndjson(stopped.standardOutput)
+        let ends = Set(["done", "failed", "cancelled"])
+        for i in 0..<6 {
+            let last = events.last { $0["file"] as? String == "a-\(i).jpg" && $0["event"] as? String != "progress" }
+            #expect(last?["event"] as? String == "cancelled", "a-\(i).jpg: \(String(describing: last))")
+        }
+        #expect(events.filter { ends.contains($0["event"] as? String ?? "") }.count == 6)
+        #expect(events.last?["event"] as? String == "summary")
+        #expect(events.last?["exit_code"] as? Int == 130)
 
         // The four aborted requests reached the server: while it still processes them the rerun gets 409 and
         // Retry-After, then (or at once, on a slow machine) their first answers, replayed.
