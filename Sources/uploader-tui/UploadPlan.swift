@@ -225,6 +225,11 @@ extension UploadCommand {
             journalOpening?.abandon()
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
         }
+        // Presigned tickets name each file's own key; everywhere else the second would overwrite the first.
+        if case .planner = destination, let clash = Self.sameRemoteName(items) {
+            journalOpening?.abandon()
+            throw UsageError(description: clash)
+        }
         let headless = isHeadless(environment: environment)
         var log: RunLog?
         if let logFile, !dryRun {
@@ -296,5 +301,21 @@ extension UploadCommand {
                 description: "\(option): invalid URL '\(Sanitizer.displayName(Redactor.url(url)))': \(problem)")
         }
         return url
+    }
+
+    /// Two files of the batch that would be stored under one name (the same relative path from two folders), said
+    /// in one line, or nil.
+    static func sameRemoteName(_ items: [UploadItem]) -> String? {
+        var first: [String: UploadItem] = [:]
+        for item in items where item.skipReason == nil {
+            if let earlier = first[item.relativePath] {
+                let name = Sanitizer.displayName(item.relativePath)
+                let paths = [earlier.path, item.path].map(Sanitizer.displayName).joined(separator: " and ")
+                return "\(name): \(paths) would be stored under this one name, the second over the first; "
+                    + "send them to different destinations"
+            }
+            first[item.relativePath] = item
+        }
+        return nil
     }
 }

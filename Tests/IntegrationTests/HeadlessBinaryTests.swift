@@ -106,8 +106,11 @@ struct HeadlessBinaryTests {
         let server = try await ServerFixture.start()
         let folder = try TestFolder()
         try folder.write("a.jpg", size: 100, seed: 1)
+        let twin = try TestFolder("twin")
+        try twin.write("a.jpg", size: 101, seed: 2)
         let url = server.url("/datasets/x/images")
         let cases: [[String]] = [
+            [folder.path, twin.path, "--put", server.url("/files/x/")],  // two a.jpg: the second would overwrite
             [folder.path, "--to", url, "--bogus-flag"],
             [folder.path + "/missing", "--to", url],
             [folder.path, "--to", "not a url"],
