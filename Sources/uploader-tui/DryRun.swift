@@ -11,8 +11,7 @@ struct DryRun {
     /// Prints the table (or NDJSON) and the summary.
     /// - Returns: `.usage` (2) when the batch breaks a rule, as the real run would stop; else `.success`.
     func run() async throws -> ExitStatus {
-        let items = plan.items
-        let prior = try priorOutcomes(items)
+        let (items, prior) = try journalView()
         let prepares = !plan.imageOptions.changesNothing
         if prepares, let problem = VipsImagePreparer.libraryProblem() { throw UsageError(description: problem) }
         // Headers are read whatever the options (nil without libvips); images are prepared only when asked.
@@ -61,9 +60,10 @@ struct DryRun {
         return plan.violations.isEmpty ? .success : .usage
     }
 
-    /// What the journal says of each file, read without recording a run; nothing with `--no-resume`.
-    private func priorOutcomes(_ items: [UploadItem]) throws -> [Int: JournalEntry.PriorOutcome] {
-        guard let opening = plan.journal else { return [:] }
+    /// The files a run would take (with `--retry-failed`, those that failed last time, as the run picks them) and what
+    /// the journal says of each, read without recording a run; all files and nothing with `--no-resume`.
+    private func journalView() throws -> ([UploadItem], [Int: JournalEntry.PriorOutcome]) {
+        guard let opening = plan.journal else { return (plan.items, [:]) }
         let journal: PreparedJournal
         do {
             journal = try opening.prepared()
@@ -72,11 +72,27 @@ struct DryRun {
         }
         // A journal made for the dry run is removed again.
         defer { journal.release() }
+        var items = plan.items
         do {
-            return try journal.priorOutcomes(
-                of: items, destinations: items.map { plan.imageOptions.journalDestination(destination(of: $0)) })
-        } catch {
+            if plan.retryFailed {
+                let failed = Set(try journal.failedFiles(destination: plan.destination))
+                items = UploadItem.renumbered(items.filter { failed.contains($0.path) })
+                guard !items.isEmpty else {
+                    throw NothingToUpload(description: "no file failed last time to \(plan.destination)")
+                }
+            }
+            let prior = try journal.priorOutcomes(
+                of: items, destinations: items.map { plan.imageOptions.journalDestination(journalDestination(of: $0)) })
+            return (items, prior)
+        } catch let error as JournalError {
             throw UsageError(description: error.description)
+        }
+    }
+
+    private func journalDestination(of item: UploadItem) -> String {
+        switch plan.destinationKind {
+        case .planner(let planner): planner.journalDestination(of: item)
+        case .presign: destination(of: item)
         }
     }
 

@@ -59,7 +59,8 @@ struct UploadRun {
         var done: Set<Int> = []
         if let journal {
             let prior = journal.priorOutcomes(
-                of: items, destinations: items.map { plan.imageOptions.journalDestination(planner.destination(of: $0)) }
+                of: items,
+                destinations: items.map { plan.imageOptions.journalDestination(planner.journalDestination(of: $0)) }
             )
             done = Set(prior.filter { $0.value == .done }.keys)
         }

@@ -87,6 +87,27 @@ struct ResumeTests {
         await server.stop()
     }
 
+    @Test("URLs that differ only in what redacting hides are two destinations to the journal, which keeps no secret")
+    func redactedDestinationsApart() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("apart")
+        try folder.write("a.jpg", size: 3_000, seed: 1, prefix: Magic.jpeg)
+        let journal = folder.path + ".journal.sqlite"
+        var skipped: [Int] = []
+        for key in ["s3cr3tA", "s3cr3tB", "s3cr3tA"] {
+            let run = try await ChildProcess.run(
+                binary, [folder.path, "--put", server.url("/files/apart/?key=" + key), "--json", "--journal", journal])
+            #expect(run.status == 0, "\(run.standardError)")
+            skipped.append(try #require(try ndjson(run.standardOutput).last?["skipped"] as? Int))
+        }
+        #expect(skipped == [0, 0, 1])
+        #expect(await server.server.statistics.storedByPath == ["files/apart/a.jpg": 2])
+        let destinations = try await journalQuery(journal, "SELECT destination FROM files")
+        #expect(destinations.count == 2)
+        #expect(destinations.allSatisfy { $0.contains("key=REDACTED #") && !$0.contains("s3cr3t") }, "\(destinations)")
+        await server.stop()
+    }
+
     @Test("--retry-failed runs only last time's failures; --no-resume uploads all; history lists the runs")
     func retryFailedAndHistory() async throws {
         let server = try await ServerFixture.start { $0.token = "right" }
@@ -108,6 +129,11 @@ struct ResumeTests {
         #expect(afterRefusal.standardOutput.contains("failed  " + folder.path + "/b-1.jpg: HTTP 401"))
 
         try folder.write("c-new.jpg", size: 7_000, seed: 20, prefix: Magic.jpeg)
+        // The dry run previews the files the run takes.
+        let preview = try await ChildProcess.run(binary, base + ["--token", "right", "--retry-failed", "--dry-run"])
+        #expect(preview.status == 0, "\(preview.standardError)")
+        let planned = try ndjson(preview.standardOutput).filter { $0["event"] as? String == "planned" }
+        #expect(Set(planned.compactMap { $0["file"] as? String }) == ["b-0.jpg", "b-1.jpg", "b-2.jpg"])
         let before = await server.server.statistics.filesStored
         let retried = try await ChildProcess.run(binary, base + ["--token", "right", "--retry-failed"])
         #expect(retried.status == 0, "\(retried.standardError)")
@@ -120,6 +146,10 @@ struct ResumeTests {
         let nothing = try await ChildProcess.run(binary, base + ["--token", "right", "--retry-failed"])
         #expect(nothing.status == 3)
         #expect(nothing.standardError.contains("no file failed last time"))
+        let nothingPlanned = try await ChildProcess.run(
+            binary, base + ["--token", "right", "--retry-failed", "--dry-run"])
+        #expect(nothingPlanned.status == 3)
+        #expect(nothingPlanned.standardError.contains("no file failed last time"))
 
         let everything = try await ChildProcess.run(binary, base + ["--token", "right", "--no-resume"])
         #expect(everything.status == 0)

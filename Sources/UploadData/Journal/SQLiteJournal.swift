@@ -183,19 +183,23 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     public func failedFiles() -> [String] {
         writer.flush()
         do {
-            return try queue.read { db in
-                try String.fetchAll(
-                    db,
-                    sql: """
-                        SELECT DISTINCT files.path FROM files JOIN runs ON runs.id = files.run_id
-                        WHERE files.phase = 'failed' AND runs.destination = ?
-                        ORDER BY files.path
-                        """,
-                    arguments: [destination])
-            }
+            return try Self.failedFiles(destination: destination, in: queue)
         } catch {
             writer.noteFailure(JournalError.from(error, path: path))
             return []
+        }
+    }
+
+    static func failedFiles(destination: String, in queue: DatabaseQueue) throws -> [String] {
+        try queue.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT files.path FROM files JOIN runs ON runs.id = files.run_id
+                    WHERE files.phase = 'failed' AND runs.destination = ?
+                    ORDER BY files.path
+                    """,
+                arguments: [destination])
         }
     }
 
@@ -318,6 +322,16 @@ public final class PreparedJournal: Sendable {
             if created { try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") } }
             return SQLiteJournal(
                 path: path, destination: destination, runID: runID, queue: queue, created: created, lock: lock)
+        } catch {
+            throw JournalError.from(error, path: path)
+        }
+    }
+
+    /// The files whose last outcome at `destination` was a failure, read without beginning a run (`--dry-run`).
+    /// - Throws: `JournalError` when the journal cannot be read.
+    public func failedFiles(destination: String) throws(JournalError) -> [String] {
+        do {
+            return try SQLiteJournal.failedFiles(destination: destination, in: queue)
         } catch {
             throw JournalError.from(error, path: path)
         }

@@ -29,6 +29,7 @@ public struct MultipartPlanner: RequestPlanner {
     }
 
     public func destination(of item: UploadItem) -> String { redactedURL }
+    public func journalDestination(of item: UploadItem) -> String { Redactor.journalURL(url) }
 
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         TransferRequest(

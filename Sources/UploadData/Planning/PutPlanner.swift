@@ -9,20 +9,26 @@ public struct PutPlanner: RequestPlanner {
     /// Send an `Idempotency-Key` with each request (off for servers that refuse unknown headers).
     public let idempotencyKeys: Bool
 
-    /// Creates a planner; a missing trailing slash on `baseURL` is added.
+    /// Creates a planner; a missing trailing slash on `baseURL`'s path is added.
     public init(baseURL: String, headers: [HTTPHeader], token: String?, idempotencyKeys: Bool = true) {
-        self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        let query = baseURL.firstIndex(where: { $0 == "?" || $0 == "#" }) ?? baseURL.endIndex
+        let path = baseURL[..<query]
+        self.baseURL = String(path.hasSuffix("/") ? path : path + "/") + baseURL[query...]
         self.idempotencyKeys = idempotencyKeys
         self.headers = headers
         self.token = token
     }
 
     /// The file's URL: each path component percent-encoded.
+    /// The base URL with the file's relative path appended to its path, before any query (`?key=…` stays last).
     public func url(for item: UploadItem) -> String {
-        baseURL + URIEncoding.encodePath(item.relativePath)
+        let path = URIEncoding.encodePath(item.relativePath)
+        guard let query = baseURL.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return baseURL + path }
+        return baseURL[..<query] + path + baseURL[query...]
     }
 
     public func destination(of item: UploadItem) -> String { Redactor.url(url(for: item)) }
+    public func journalDestination(of item: UploadItem) -> String { Redactor.journalURL(url(for: item)) }
 
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         let item = items[0]

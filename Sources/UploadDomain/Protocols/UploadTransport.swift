@@ -30,6 +30,9 @@ public protocol RequestPlanner: Sendable {
     var batchSize: Int { get }
     /// Where a file goes, for display; never holds secrets.
     func destination(of item: UploadItem) -> String
+    /// Where a file goes, as the journal tells destinations apart: unlike `destination`, two URLs that differ only in
+    /// what redacting hides are two places. Never holds secrets.
+    func journalDestination(of item: UploadItem) -> String
     /// A `curl` command line that reproduces the file's request; the token appears as `$UPLOADER_TOKEN`.
     func curlCommand(for item: UploadItem) -> String
     /// Builds the request for a group of at most `batchSize` files; may ask an API first (presigned URLs).
@@ -56,6 +59,8 @@ public protocol RequestPlanner: Sendable {
 }
 
 extension RequestPlanner {
+    public func journalDestination(of item: UploadItem) -> String { destination(of: item) }
+
     /// One request for the group.
     public func upload(
         _ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe, slots: TransferSlots

@@ -142,7 +142,7 @@ public actor UploadSession {
         self.files = items.map { item in
             FileState(
                 item: item, destination: planner.destination(of: item),
-                journalDestination: options.journalDestination(planner.destination(of: item)),
+                journalDestination: options.journalDestination(planner.journalDestination(of: item)),
                 curlCommand: LazyText { planner.curlCommand(for: item) })
         }
         slots = TransferSlots(capacity: configuration.concurrency)

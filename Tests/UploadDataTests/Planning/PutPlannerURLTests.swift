@@ -40,4 +40,17 @@ struct PutPlannerURLTests {
         #expect(url("pets/cat 1.jpg") == "http://127.0.0.1/dav/pets/cat%201.jpg")
         #expect(url("a?b#c%;.png") == "http://127.0.0.1/dav/a%3Fb%23c%25%3B.png")
     }
+
+    @Test("the path goes before the base URL's query, which stays last")
+    func baseWithQuery() {
+        let item = UploadItem(
+            id: 0, path: "/p/a b.jpg", relativePath: "a b.jpg", size: 1, modified: 0,
+            contentType: "application/octet-stream")
+        let planner = PutPlanner(baseURL: "http://127.0.0.1/dav/?sig=x&key=y", headers: [], token: nil)
+        #expect(planner.url(for: item) == "http://127.0.0.1/dav/a%20b.jpg?sig=x&key=y")
+        #expect(planner.destination(of: item) == "http://127.0.0.1/dav/a%20b.jpg?sig=REDACTED&key=REDACTED")
+        #expect(planner.journalDestination(of: item).hasPrefix(planner.destination(of: item) + " #"))
+        let plain = PutPlanner(baseURL: "http://127.0.0.1/dav/", headers: [], token: nil)
+        #expect(plain.journalDestination(of: item) == "http://127.0.0.1/dav/a%20b.jpg")
+    }
 }
