@@ -52,17 +52,21 @@ extension PutPlanner {
 extension PresignPlanner {
     public var verifyRefusal: String? { nil }
 
-    /// A `HEAD` of the object at the ticket's URL for its ETag (an MD5, as S3 gives for a single PUT).
+    /// A `HEAD` of the object at the ticket's URL for its ETag (an MD5, as S3 gives for a single PUT). A ticket on
+    /// the API's own origin is read with the bearer token the API takes (a ticket authorises its PUT only); one
+    /// elsewhere (a storage service) never gets the token.
     public func verify(_ items: [UploadItem], response: TransferResponse, via transport: any UploadTransport) async
         -> [Verification]
     {
         var outcomes: [Verification] = []
+        let apiOrigin = MultiplexedOrigins.origin(of: endpoint)
         for item in items {
             guard let url = ticketURL(for: item) else {
                 outcomes.append(.unavailable("no upload ticket to read back from", file: item.relativePath))
                 continue
             }
-            outcomes.append(await ReadBack.compare(item, at: url, headers: [], token: nil, via: transport))
+            let token = MultiplexedOrigins.origin(of: url) == apiOrigin ? token : nil
+            outcomes.append(await ReadBack.compare(item, at: url, headers: [], token: token, via: transport))
         }
         return outcomes
     }
