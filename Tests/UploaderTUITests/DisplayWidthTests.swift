@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import UploaderTUI
@@ -34,6 +35,25 @@ struct DisplayWidthTests {
         #expect(frame[4, 0].character == " ")
         frame.put("x", x: 3, y: 0)
         #expect(frame[2, 0].character == " ")
+    }
+
+    @Test("joined emoji and flags are laid out one cell per spacing scalar, without joiners, as every terminal agrees")
+    func joinedSequences() {
+        let family: Character = "👨\u{200D}👩\u{200D}👧"
+        #expect(DisplayWidth.cells(family) == ["👨", "👩", "👧"])
+        #expect(DisplayWidth.of(family) == 6)
+        #expect(DisplayWidth.cells("🇯🇵").map { $0.unicodeScalars.count } == [1, 1])
+        #expect(DisplayWidth.cells("❤️") == ["❤️"])
+        #expect(DisplayWidth.cells("e\u{301}") == ["e\u{301}"])
+
+        var frame = Frame(size: TerminalSize(cols: 20, rows: 1))
+        let name = "a👨\u{200D}👩\u{200D}👧_🇯🇵b"
+        let written = frame.put(name, x: 0, y: 0)
+        #expect(written == DisplayWidth.of(name))
+        #expect(written == 1 + 6 + 1 + DisplayWidth.of("🇯🇵") + 1)
+        #expect(!frame.line(0).unicodeScalars.contains { $0.value == 0x200D })
+        #expect(frame.line(0).hasPrefix("a👨👩👧_"))
+        #expect(frame.line(0).trimmingCharacters(in: .whitespaces).hasSuffix("b"))
     }
 
     @Test("sizes, rates, percentages and durations read like a human wrote them")

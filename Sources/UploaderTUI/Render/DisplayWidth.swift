@@ -2,10 +2,13 @@
 ///
 /// A table rather than libc `wcwidth`, so widths do not depend on the process locale (tests run in "C").
 public enum DisplayWidth {
-    /// Columns taken by one character (grapheme cluster): 0, 1 or 2.
+    /// Columns taken by one character (grapheme cluster): 0, 1 or 2, or as its `cells` take.
     public static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
+        if scalars.count > 1, case let parts = cells(character), parts.count > 1 {
+            return parts.reduce(0) { $0 + of($1) }
+        }
         let base = of(first)
         if base == 1, scalars.count > 1, scalars.contains(where: { $0.value == 0xFE0F }),
             first.properties.isEmoji
@@ -13,6 +16,24 @@ public enum DisplayWidth {
             return 2  // VS16 asks for emoji presentation: ☺️, ❤️
         }
         return base
+    }
+
+    /// The character as cells all terminals lay out alike. A cluster of several spacing scalars (a ZWJ sequence
+    /// 👨‍👩‍👧, a flag 🇯🇵, a skin tone 👍🏽) becomes one character per spacing scalar, each with the marks that follow it,
+    /// and its joiners are dropped: terminals differ on whether they join them, and a joiner left in a cell joined
+    /// the next cell's character, shifting the rest of the row.
+    public static func cells(_ character: Character) -> [Character] {
+        let scalars = character.unicodeScalars
+        guard scalars.count > 1, scalars.dropFirst().contains(where: { of($0) > 0 }) else { return [character] }
+        var parts: [String] = []
+        for scalar in scalars where scalar.value != 0x200D {
+            if parts.isEmpty || of(scalar) > 0 {
+                parts.append(String(scalar))
+            } else {
+                parts[parts.count - 1].unicodeScalars.append(scalar)
+            }
+        }
+        return parts.flatMap { Array($0) }
     }
 
     /// Columns taken by one scalar on its own.

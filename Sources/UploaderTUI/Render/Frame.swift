@@ -112,7 +112,7 @@ public struct Frame: Sendable, Equatable {
         guard y >= 0, y < size.rows, x >= 0, x < size.cols else { return 0 }
         let limit = min(size.cols, x + (maxWidth ?? size.cols))
         var column = x
-        for var character in text {
+        for var character in text.flatMap(DisplayWidth.cells) {
             if column >= limit { break }
             if character.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) }) {
                 character = "?"
