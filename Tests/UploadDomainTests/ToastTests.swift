@@ -24,6 +24,13 @@ struct ToastTests {
         #expect(toast != .done)
     }
 
+    @Test("a batch cancelled whole is at 0%, not complete; one done or skipped whole is at 100%")
+    func nothingToSend() {
+        #expect(progress([.cancelled, .cancelled], sent: 0, total: 0).fraction == 0)
+        #expect(progress([.skipped, .cancelled], sent: 0, total: 0).fraction == 1)
+        #expect(progress([.done], sent: 0, total: 0).fraction == 1)
+    }
+
     @Test("one file failing while others still run keeps the batch uploading")
     func failureWithWorkLeft() {
         #expect(Toast(progress: progress([.failed, .uploading], sent: 10, total: 100)) == .uploading(fraction: 0.1))

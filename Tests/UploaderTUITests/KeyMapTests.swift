@@ -112,8 +112,11 @@ struct KeyMapTests {
     @Test("+ and - change concurrency by one from the snapshot's value, never below 1")
     func concurrency() {
         var script = Script()
-        script.play(keys("+-"), Fixtures.uploading)
-        #expect(script.commands == [.setConcurrency(5), .setConcurrency(3)])
+        script.play(keys("-"), Fixtures.uploading)
+        #expect(script.commands == [.setConcurrency(3)])
+        script = Script()
+        script.play(keys("+"), Fixtures.uploading)
+        #expect(script.commands == [.setConcurrency(5)])
         script = Script()
         script.play(keys("-"), Fixtures.snapshot(Fixtures.uploading.files, concurrency: 1))
         #expect(script.commands.isEmpty)
@@ -125,11 +128,41 @@ struct KeyMapTests {
         let capped = { (limit: Int64?) in
             Fixtures.snapshot(Fixtures.uploading.files, rate: 2_202_009, bandwidthLimit: limit)
         }
+        for (key, limit, asked) in [("[", 2 * mib, mib), ("]", 2 * mib, 5 * mib), ("]", 100 * mib, nil)] {
+            var script = Script()
+            script.play(keys(key), capped(limit))
+            #expect(script.commands == [.setBandwidthLimit(asked)], "\(key) at \(limit)")
+        }
         var script = Script()
+        script = Script()
         script.play(keys("["), capped(2 * mib))
-        script.play(keys("]"), capped(2 * mib))
-        script.play(keys("]"), capped(100 * mib))
-        #expect(script.commands == [.setBandwidthLimit(mib), .setBandwidthLimit(5 * mib), .setBandwidthLimit(nil)])
+        script.play([.tick], capped(mib))
+        script.play(keys("]"), capped(mib))
+        #expect(script.commands == [.setBandwidthLimit(mib), .setBandwidthLimit(2 * mib)])
+    }
+
+    /// A screen attached to a run in its own process gets the new width a moment after asking: `++` must not ask
+    /// for the same width twice.
+    @Test("quick presses each count: + - [ ] step from what was last asked until a snapshot shows it")
+    func quickPresses() {
+        let mib: Int64 = 1 << 20
+        var script = Script()
+        script.play(keys("+++-"), Fixtures.uploading)
+        #expect(script.commands == [.setConcurrency(5), .setConcurrency(6), .setConcurrency(7), .setConcurrency(6)])
+        // The run shows 6: from then on the snapshot counts again.
+        script.play([.tick], Fixtures.snapshot(Fixtures.uploading.files, concurrency: 6))
+        #expect(script.state.asked.concurrency == nil)
+        script.commands = []
+        script.play(keys("]]["), Fixtures.snapshot(Fixtures.uploading.files, bandwidthLimit: 256 << 10))
+        #expect(script.commands == [.setBandwidthLimit(512 << 10), .setBandwidthLimit(mib), .setBandwidthLimit(512 << 10)])
+        // A request the run never shows gives way to the snapshot after a second of ticks.
+        let stale = Fixtures.snapshot(Fixtures.uploading.files, concurrency: 2, bandwidthLimit: 256 << 10)
+        script.play(keys("+"), stale)
+        script.play(Array(repeating: .tick, count: UIState.AskedSettings.patience), stale)
+        #expect(script.state.asked == UIState.AskedSettings())
+        script.commands = []
+        script.play(keys("+"), stale)
+        #expect(script.commands == [.setConcurrency(3)])
     }
 
     @Test("[ without a cap starts one below the measured rate; ] without a cap does nothing")

@@ -48,6 +48,13 @@ struct ScreenRendererTests {
         #expect(texts["done"]!.contains("✔ Upload complete"))
         #expect(texts["fail"]!.contains("Upload failed — press R to retry every failed file"))
         #expect(!texts["done"]!.contains("Quitting now"))
+        // Stopped with nothing failed: nothing for R to retry, and nothing complete.
+        let cancelled = Fixtures.snapshot(
+            [Fixtures.file(0, "a.jpg", size: 10, sent: 0, phase: .cancelled, attempt: 1)])
+        let stopped = Fixtures.render(cancelled, size: size).text
+        #expect(stopped.contains("Upload stopped"))
+        #expect(!stopped.contains("press R"))
+        #expect(!stopped.contains("100%"))
     }
 
     @Test("the fail toast is red, and colour disappears without colours")

@@ -90,9 +90,11 @@ public struct BatchProgress: Sendable, Equatable {
         self.etaRange = etaRange
     }
 
-    /// bytesSent / bytesTotal, 0...1.
+    /// bytesSent / bytesTotal, 0...1. With no bytes to send (cancelled and skipped files count none), complete only
+    /// when something was done or skipped: a batch cancelled whole did not complete.
     public var fraction: Double {
-        bytesTotal > 0 ? min(1, Double(bytesSent) / Double(bytesTotal)) : (counts.pending == 0 ? 1 : 0)
+        if bytesTotal > 0 { return min(1, Double(bytesSent) / Double(bytesTotal)) }
+        return counts.pending == 0 && counts.done + counts.skipped > 0 ? 1 : 0
     }
 
     /// Bytes are still to be sent. Once every byte is out, rate and ETA say nothing: the server is the one working.

@@ -37,6 +37,7 @@ public enum KeyMap {
         switch event {
         case .tick:
             state.clamp(fileCount: state.visibleRows(snapshot.files).count)
+            state.asked.settle(with: snapshot)
             return Update(state: state)
         case .resize(let cols, let rows):
             state.size = TerminalSize(cols: cols, rows: rows)
@@ -197,21 +198,28 @@ public enum KeyMap {
             if let file = selected, file.phase.isActive {
                 return Update(state: state, commands: [.togglePause(fileID: file.id)])
             }
-        case .character("+"), .character("="):
-            return Update(state: state, commands: [.setConcurrency(min(64, snapshot.concurrency + 1))])
-        case .character("-"), .character("_"):
-            if snapshot.concurrency > 1 {
-                return Update(state: state, commands: [.setConcurrency(snapshot.concurrency - 1)])
+        case .character("+"), .character("="), .character("-"), .character("_"):
+            let width = state.asked.concurrency ?? snapshot.concurrency
+            let next = key == .character("+") || key == .character("=") ? min(64, width + 1) : max(1, width - 1)
+            guard next != width else { break }
+            state.asked.concurrency = next
+            state.asked.ticksLeft = UIState.AskedSettings.patience
+            return Update(state: state, commands: [.setConcurrency(next)])
+        case .character("["), .character("]"):
+            let limit = state.asked.bandwidthLimit ?? snapshot.bandwidthLimit
+            let next: Int64?
+            if key == .character("[") {
+                // Without a cap, the first step down starts below what the batch moves now.
+                next = BandwidthLadder.lower(limit, measuredRate: snapshot.progress.bytesPerSecond)
+            } else if let limit {
+                next = BandwidthLadder.raise(limit)
+            } else {
+                break
             }
-        case .character("["):
-            // Without a cap, the first step down starts below what the batch moves now.
-            let limit = snapshot.bandwidthLimit
-            let lower = BandwidthLadder.lower(limit, measuredRate: snapshot.progress.bytesPerSecond)
-            if lower != limit { return Update(state: state, commands: [.setBandwidthLimit(lower)]) }
-        case .character("]"):
-            if let limit = snapshot.bandwidthLimit {
-                return Update(state: state, commands: [.setBandwidthLimit(BandwidthLadder.raise(limit))])
-            }
+            guard next != limit else { break }
+            state.asked.bandwidthLimit = .some(next)
+            state.asked.ticksLeft = UIState.AskedSettings.patience
+            return Update(state: state, commands: [.setBandwidthLimit(next)])
         default:
             break
         }

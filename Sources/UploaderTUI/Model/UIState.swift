@@ -46,6 +46,28 @@ public struct UIState: Sendable, Equatable {
     public var rates = RateHistory()
     /// The selected file's preview, when the screen draws previews; the loop sets it before each frame.
     public var preview: Preview?
+    /// The width and cap last asked for by key, until a snapshot shows them: a run in its own process answers a
+    /// moment later, and the next `+` or `]` steps from what was asked, so quick presses each count.
+    public var asked = AskedSettings()
+
+    /// What `+`/`-` and `[`/`]` asked for and snapshots have not shown yet.
+    public struct AskedSettings: Equatable, Sendable {
+        public var concurrency: Int?
+        /// `.some(nil)`: the cap was removed.
+        public var bandwidthLimit: Int64??
+        /// Ticks left before the asked values give way to the snapshot's anyway (a request the run did not take).
+        public var ticksLeft = 0
+
+        static let patience = 30
+
+        /// Forgets what `snapshot` shows or what has waited too long.
+        mutating func settle(with snapshot: UploadSnapshot) {
+            if concurrency == snapshot.concurrency { concurrency = nil }
+            if let limit = bandwidthLimit, limit == snapshot.bandwidthLimit { bandwidthLimit = nil }
+            ticksLeft -= 1
+            if ticksLeft <= 0 { self = AskedSettings() }
+        }
+    }
 
     /// Creates the state of a fresh screen.
     public init(size: TerminalSize, selected: Int = 0, scrollTop: Int = 0, pane: Pane = .list, prompt: Prompt? = nil) {

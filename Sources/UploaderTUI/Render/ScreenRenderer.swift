@@ -257,8 +257,11 @@ public struct ScreenRenderer: Sendable {
                 subtitle: "\(uploaded) uploaded\(verified) in \(Formatting.duration(snapshot.elapsed))\(skipped)",
                 detail: "Press q to exit")
         case .fail(let failed, let cancelled):
+            // Only failures are what R sends again; a batch stopped with none failed says so.
+            let title =
+                failed > 0 ? "Upload failed " + glyphs.dash + " press R to retry every failed file" : "Upload stopped"
             return ToastText(
-                icon: glyphs.cross, title: "Upload failed " + glyphs.dash + " press R to retry every failed file",
+                icon: glyphs.cross, title: title,
                 subtitle: "\(failed) failed " + glyphs.dot + " \(cancelled) cancelled " + glyphs.dot
                     + " \(counts.done) done",
                 detail: "Enter shows a file's error " + glyphs.dot + " q quits")
