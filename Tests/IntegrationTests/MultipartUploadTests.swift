@@ -34,6 +34,28 @@ struct MultipartUploadTests {
         await server.stop()
     }
 
+    @Test("the curl command the details offer reproduces each file's request: stored once, then answered again")
+    func curlCommandReproduces() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        for i in 0..<2 { try folder.write("c\(i).jpg", size: 3_000 + i, seed: UInt64(i), prefix: Magic.jpeg) }
+        let planner = MultipartPlanner.reference(server)
+        let run = try SessionRun(paths: [folder.path], planner: planner)
+        let commands = run.items.map(planner.curlCommand(for:))
+        for _ in 0..<2 {
+            for command in commands {
+                let outcome = try await ChildProcess.run("/bin/sh", ["-c", command + " -s -o /dev/null"])
+                #expect(outcome.status == 0, "\(command): \(outcome.standardError)")
+            }
+        }
+        let stats = await server.server.statistics
+        #expect(stats.storedByPath == ["datasets/d1/c0.jpg": 1, "datasets/d1/c1.jpg": 1])
+        #expect(stats.idempotentReplays == 2)
+        #expect(stats.idempotencyMismatches == 0)
+        run.engine.shutdown()
+        await server.stop()
+    }
+
     @Test("--batch sends several files in one request and splits the answer per file")
     func batchedRequest() async throws {
         let server = try await ServerFixture.start()

@@ -41,6 +41,8 @@ public enum Redactor {
     /// True for header names whose values are credentials.
     public static func isSecretHeader(_ name: String) -> Bool {
         let lower = name.lowercased()
+        // A digest of the request that names a retry, not a credential; the curl command must carry it to work.
+        if lower == "idempotency-key" { return false }
         return lower == "authorization" || lower == "cookie" || lower == "proxy-authorization"
             || ["token", "secret", "key", "password", "session"].contains(where: lower.contains)
     }
