@@ -52,6 +52,7 @@ public actor UploadSession {
         var machine = UploadJob.StateMachine()
         var requestID: Int?
         var attemptStarted: Duration = .zero
+        var recentRate = RecentRate()
         var result: UploadResult?
         var error: UploadError?
         var refreshes = 0
@@ -361,6 +362,7 @@ public actor UploadSession {
             _ = files[id].machine.start()
             files[id].requestID = requestID
             files[id].attemptStarted = clock.now
+            files[id].recentRate = RecentRate()
             files[id].error = nil
             emit(.started, id)
         }
@@ -673,10 +675,8 @@ public actor UploadSession {
                     probe.total > 0 ? Int64(Double(probe.sent) / Double(probe.total) * Double(request.payload)) : 0
                 sent = min(file.sendSize, max(0, payloadSent - request.offsets[index]))
                 if probe.allSent { sent = file.sendSize }
-                let seconds =
-                    Double((now - file.attemptStarted).components.seconds)
-                    + Double((now - file.attemptStarted).components.attoseconds) / 1e18
-                rate = seconds > 0 ? Double(sent) / seconds : 0
+                rate = files[id].recentRate.update(sent: sent, at: now, started: file.attemptStarted)
+                if paused { rate = 0 }
             }
         default:
             break
