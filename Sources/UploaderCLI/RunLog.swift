@@ -13,12 +13,17 @@ public struct RunLog: Sendable {
 
     /// Opens `path` for appending, keeping the entries of `level` (debug, info, warning, error) and above.
     public static func open(path: String, level: String) throws(OpenError) -> RunLog {
+        let handler = try FileLogHandler.open(path: path, level: try threshold(level))
+        return RunLog(logger: Logger(label: "uploader-tui") { _ in handler })
+    }
+
+    /// The level `--log-level` names, checked whether or not there is a `--log-file` to write.
+    public static func threshold(_ level: String) throws(OpenError) -> Logger.Level {
         guard let threshold = Logger.Level(rawValue: level), ![.trace, .notice, .critical].contains(threshold) else {
             throw OpenError(
                 description: "--log-level takes debug, info, warning or error, not '\(Sanitizer.displayName(level))'")
         }
-        let handler = try FileLogHandler.open(path: path, level: threshold)
-        return RunLog(logger: Logger(label: "uploader-tui") { _ in handler })
+        return threshold
     }
 
     private init(logger: Logger) {

@@ -17,10 +17,12 @@ struct RuleOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("At most this many files.", valueName: "n"))
     var maxFiles: Int?
 
-    @Option(help: ArgumentHelp("Largest file allowed (K/M/G).", valueName: "size"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest file allowed (K/M/G).", valueName: "size"))
     var maxSize: String?
 
-    @Option(help: ArgumentHelp("Largest batch allowed, all files together (K/M/G).", valueName: "size"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Largest batch allowed, all files together (K/M/G).", valueName: "size"))
     var maxTotal: String?
 
     @Flag(help: "Send files with the same content once; the others are skipped, each naming the file it repeats.")
@@ -44,11 +46,15 @@ struct RuleOptions: ParsableArguments {
             rules.types = (mimeTypes, "--types \(types)")
         }
         if let minFiles {
-            guard minFiles >= 0 else { throw UsageError(description: "--min-files takes a number, 0 or more, not \(minFiles)") }
+            guard minFiles >= 0 else {
+                throw UsageError(description: "--min-files takes a number, 0 or more, not \(minFiles)")
+            }
             rules.minFiles = minFiles
         }
         if let maxFiles {
-            guard maxFiles >= 1 else { throw UsageError(description: "--max-files takes a number, 1 or more, not \(maxFiles)") }
+            guard maxFiles >= 1 else {
+                throw UsageError(description: "--max-files takes a number, 1 or more, not \(maxFiles)")
+            }
             rules.maxFiles = maxFiles
         }
         if let minFiles, let maxFiles, minFiles > maxFiles {
@@ -61,7 +67,8 @@ struct RuleOptions: ParsableArguments {
 
     private static func size(_ text: String, option: String) throws -> Int64 {
         guard let bytes = ByteSize.parse(text), bytes > 0 else {
-            throw UsageError(description: "\(option) takes a size such as 10M or 2G, not '\(Sanitizer.displayName(text))'")
+            throw UsageError(
+                description: "\(option) takes a size such as 10M or 2G, not '\(Sanitizer.displayName(text))'")
         }
         return bytes
     }

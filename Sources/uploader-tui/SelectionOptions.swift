@@ -20,12 +20,14 @@ struct SelectionOptions: ParsableArguments {
     var exclude: [String] = []
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Send only files modified within this age (90s, 15m, 2h, 3d, 1w, 6M, 1y) or since a date (2024-06-01).",
             valueName: "age"))
     var maxAge: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp("Send only files older than this age or modified before this date.", valueName: "age"))
     var minAge: String?
 

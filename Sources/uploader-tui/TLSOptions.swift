@@ -45,6 +45,7 @@ struct TLSOptions: ParsableArguments {
     var httpVersion: HTTPVersionFlag?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "At most this many connections to any one host (default: no cap beyond --concurrency). Over HTTP/1.1 "
                 + "the transfers beyond it wait for a connection; over HTTP/2 they share them as streams.",

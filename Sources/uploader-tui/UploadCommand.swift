@@ -54,10 +54,14 @@ struct UploadCommand: ParsableCommand {
     @OptionGroup(title: "S3")
     var s3: S3Options
 
-    @Option(help: ArgumentHelp("S3: files this large or larger go as multipart uploads (K/M/G).", valueName: "size"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("S3: files this large or larger go as multipart uploads (K/M/G).", valueName: "size"))
     var multipartThreshold = "64M"
 
-    @Option(help: ArgumentHelp("S3: size of each multipart part (K/M/G; at least 5M).", valueName: "size"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("S3: size of each multipart part (K/M/G; at least 5M).", valueName: "size"))
     var partSize = "16M"
 
     @Option(
@@ -68,7 +72,9 @@ struct UploadCommand: ParsableCommand {
     @Option(help: "Form field name for files.")
     var field = "file"
 
-    @Option(help: ArgumentHelp("Files per multipart request: a number or 'all'.", valueName: "n|all"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Files per multipart request: a number or 'all'.", valueName: "n|all"))
     var batch = "1"
 
     @Option(name: .customShort("F"), help: ArgumentHelp("Extra form field (repeatable).", valueName: "name=value"))
@@ -120,11 +126,13 @@ struct UploadCommand: ParsableCommand {
     var stallTimeout = 30.0
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Cap each transfer's upload speed, bytes/s with K/M/G suffixes (1024-based).", valueName: "rate"))
     var limitRate: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Cap the upload speed of all transfers together, bytes/s with K/M/G suffixes (1024-based); [ and ] "
                 + "change it on the screen.", valueName: "rate"))

@@ -232,6 +232,12 @@ extension UploadCommand {
         }
         let headless = isHeadless(environment: environment)
         var log: RunLog?
+        do {
+            _ = try RunLog.threshold(logLevel)
+        } catch {
+            journalOpening?.abandon()
+            throw UsageError(description: error.description)
+        }
         if let logFile, !dryRun {
             do {
                 log = try RunLog.open(path: logFile, level: logLevel)

@@ -181,6 +181,13 @@ struct NothingSentTwiceTests {
                 "--concurrency takes auto or a number of requests from 1 to 64, not '-3'"
             ),
             (["--to", url, "--grace", "-1"], "--grace takes seconds, 0 or more (0 aborts at once), not -1"),
+            (["--to", url, "--batch", "-2"], "--batch takes a number of files or 'all', not '-2'"),
+            (["--to", url, "--log-level", "verbose"], "--log-level takes debug, info, warning or error, not 'verbose'"),
+            (["--to", url, "--limit-rate", "-5K"], "--limit-rate takes a size such as 500K or 2M, not '-5K'"),
+            (
+                ["--to", url, "--max-age", "-5d"],
+                "--max-age takes an age such as 90s, 2h, 3d or a date such as 2024-06-01, not '-5d'"
+            ),
         ]
         for (arguments, message) in cases {
             let outcome = try await ChildProcess.run(binary, [folder.path, "--no-tui"] + arguments)
