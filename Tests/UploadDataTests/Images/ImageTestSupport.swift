@@ -81,6 +81,41 @@ func pngDeclaring(width: UInt32, height: UInt32) -> [UInt8] {
         + chunk("IDAT", Array(repeating: 0xAB, count: 64)) + chunk("IEND", [])
 }
 
+/// An 8-bit RGB PNG of a smooth gradient, stored without compression (deflate's stored blocks).
+func pngGradient(width: Int, height: Int) -> [UInt8] {
+    func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+    func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
+    }
+    var raw: [UInt8] = []
+    raw.reserveCapacity((width * 3 + 1) * height)
+    for y in 0..<height {
+        raw.append(0)  // no filter
+        for x in 0..<width {
+            raw += [UInt8(x * 255 / width), UInt8(y * 255 / height), UInt8((x + y) * 255 / (width + height))]
+        }
+    }
+    var zlib: [UInt8] = [0x78, 0x01]
+    var offset = 0
+    repeat {
+        let length = min(65_535, raw.count - offset)
+        let last: UInt8 = offset + length == raw.count ? 1 : 0
+        zlib += [last, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
+        zlib += raw[offset..<(offset + length)]
+        offset += length
+    } while offset < raw.count
+    var (a, b): (UInt32, UInt32) = (1, 0)
+    for byte in raw {
+        a = (a + UInt32(byte)) % 65_521
+        b = (b + a) % 65_521
+    }
+    zlib += bigEndian(b << 16 | a)
+    let ihdr = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0]
+    return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", zlib)
+        + chunk("IEND", [])
+}
+
 /// CRC-32 as PNG uses it (ISO 3309, reflected, polynomial 0xEDB88320).
 func crc32(_ bytes: [UInt8]) -> UInt32 {
     var crc: UInt32 = 0xFFFF_FFFF
