@@ -26,7 +26,7 @@ struct DryRun {
             if prepares, item.skipReason == nil, failure == nil {
                 do {
                     // The smallest encoding: what a run sends while the link is behind. With nothing waiting for the
-                    // link, a run's JPEGs come out larger: about 8% for photos, up to 15% for small images.
+                    // link, a run's JPEGs come out larger: about 8% for photos, up to about 16% for small images.
                     let prepared = try await images.prepare(item, options: plan.imageOptions, encoding: .smallest)
                     if let prepared {
                         preparation = Preparation(
