@@ -48,7 +48,8 @@ struct DeleteCommand: ParsableCommand {
             let name = Sanitizer.displayName(key)
             do {
                 let response = try await engine.send(request, probe: TransferProbe())
-                if let error = response.error(file: key) {
+                let isS3 = from.lowercased().hasPrefix("s3://")
+                if let error = isS3 ? S3Planner.error(in: response, file: key) : response.error(file: key) {
                     failed += 1
                     FileHandle.standardError.write(Data("failed    \(error)\n".utf8))
                 } else {

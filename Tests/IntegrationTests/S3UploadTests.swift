@@ -230,5 +230,12 @@ struct S3UploadTests {
             environment: MotoFixture.environment)
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("a.jpg: HTTP 404 not found (check the URL) — NoSuchBucket"))
+        // delete names it the same way, not with S3's XML.
+        let deleted = try await ChildProcess.run(
+            binary, ["delete", "--from", "s3://nothere/", "--endpoint-url", moto.endpoint, "a.jpg"],
+            environment: MotoFixture.environment)
+        #expect(deleted.status == 1)
+        #expect(deleted.standardError.contains("a.jpg: HTTP 404 not found (check the URL) — NoSuchBucket"))
+        #expect(!deleted.standardError.contains("<"), "\(deleted.standardError)")
     }
 }

@@ -91,6 +91,12 @@ public struct S3Planner: RequestPlanner {
     }
 
     /// A signed DeleteObject for a key under the prefix (seed 002: replace = delete, then upload).
+    /// The failure an S3 answer carries, named by S3's code and message (`NoSuchBucket: The specified bucket does not
+    /// exist`), or nil.
+    public static func error(in response: TransferResponse, file: String) -> UploadError? {
+        S3XML.error(response, file: file)
+    }
+
     public func deleteRequest(relativeKey: String) -> TransferRequest {
         let url = endpoint.objectURL(bucket: location.bucket, key: location.key(for: relativeKey))
         return signed(
