@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UploaderCLI
 
 /// Puts the settings of the profiles file (its `[defaults]` and the profile `-p` names) in front of the user's
@@ -30,7 +31,36 @@ enum ProfileArguments {
         guard file != nil else { return arguments }
         let effective = try EffectiveSettings(
             file: file, profile: profile, commandLine: typed, forDelete: command == "delete")
+        fileOrigins.withLock { origins in
+            for setting in effective.settings {
+                guard let long = setting.key.long, let place = Self.place(setting.origin) else { continue }
+                origins["--" + long] = place
+            }
+        }
         return [command] + effective.fileArguments + rest
+    }
+
+    /// Where each option the file set came from (`--concurrency`: `config.toml:2: [defaults]`).
+    private static let fileOrigins = Mutex<[String: String]>([:])
+
+    private static func place(_ origin: EffectiveSettings.Origin) -> String? {
+        func file(_ path: String, _ line: Int?) -> String {
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            return line.map { "\(name):\($0)" } ?? name
+        }
+        switch origin {
+        case .profile(let name, let path, let line): return "\(file(path, line)): profile '\(name)'"
+        case .defaults(let path, let line): return "\(file(path, line)): [defaults]"
+        case .flag, .combined, .builtIn: return nil
+        }
+    }
+
+    /// A usage error about an option the profiles file set, said with the file's line: the user never typed it.
+    static func attributed(_ message: String) -> String {
+        guard message.hasPrefix("--") else { return message }
+        let option = String(message.prefix { $0 != " " && $0 != ":" && $0 != "=" })
+        guard let place = fileOrigins.withLock({ $0[option] }) else { return message }
+        return "\(place): \(message)"
     }
 
     /// The profiles file and the profile chosen (`-p`, else `$UPLOADER_PROFILE`); warns on stderr when the file

@@ -87,7 +87,8 @@ struct UploaderCommand: AsyncParsableCommand {
                 status = .usage
             }
         } catch {
-            FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
+            let message = ProfileArguments.attributed("\(error)")
+            FileHandle.standardError.write(Data("uploader-tui: \(message)\n".utf8))
             status = error is UsageError ? .usage : .nothingToUpload
         }
         ProcessExit.now(status.rawValue)

@@ -139,6 +139,11 @@ struct ProfileTests {
                 "[profile.pets]\nretries = \"two\"\n", "pets",
                 "config.toml:2: profile 'pets': retries takes an integer"
             ),
+            // A value of the right type that the option refuses: named with the line that set it.
+            (
+                "[profile.pets]\nto = \"\(server.url("/x"))\"\nconcurrency = 0\n", "pets",
+                "uploader-tui: config.toml:3: profile 'pets': --concurrency takes auto or a number of requests"
+            ),
         ]
         for (config, profile, expected) in cases {
             let home = try ConfigHome(config)
