@@ -94,7 +94,7 @@ public actor HeadlessReporter {
 
     /// Reports one phase change.
     public func handle(_ event: UploadEvent, total: Int) {
-        if json { output.standardOutput(ndjson(event.kind.rawValue, event.file)) }
+        if json { output.standardOutput(ndjson(event.kind.rawValue, event.file, retryDelay: event.retryDelay)) }
         if event.kind == .done || event.kind == .cancelled || event.kind == .skipped || event.kind == .failed {
             finished += 1
         }
@@ -129,7 +129,9 @@ public actor HeadlessReporter {
             output.standardError("[\(finished)/\(total)] skipped   \(name) (\(reason))")
         case .retrying:
             let cause = Sanitizer.displayName(file.error?.summary ?? "error")
-            output.standardError("retrying  \(name) after attempt \(file.attempt): \(cause)")
+            // A wait long enough to wonder about (a server's Retry-After) is said.
+            let wait = event.retryDelay.flatMap { $0 >= .seconds(2) ? ", again in " + Format.duration($0) : nil } ?? ""
+            output.standardError("retrying  \(name) after attempt \(file.attempt): \(cause)\(wait)")
         case .prepared:
             if let p = file.preparation {
                 let renamed = p.remoteName == file.name ? "" : " → " + Sanitizer.displayName(p.remoteName)
@@ -237,7 +239,9 @@ public actor HeadlessReporter {
         output.standardOutput(line.text)
     }
 
-    private func ndjson(_ event: String, _ file: FileSnapshot, eta: EtaRange? = nil) -> String {
+    private func ndjson(
+        _ event: String, _ file: FileSnapshot, eta: EtaRange? = nil, retryDelay: Duration? = nil
+    ) -> String {
         var line = JSONLine()
         line.add("event", event)
         line.add("file", file.name)
@@ -263,6 +267,10 @@ public actor HeadlessReporter {
             line.add("sent_as", preparation.remoteName)
         }
         line.add("attempt", file.attempt)
+        if let retryDelay {
+            let seconds = Double(retryDelay.components.seconds) + Double(retryDelay.components.attoseconds) / 1e18
+            line.add("retry_in_s", (seconds * 1000).rounded() / 1000)
+        }
         // The batch's time left, in whole seconds as the screen shows it.
         if let eta {
             line.add("eta_low_s", Int(eta.low.components.seconds))

@@ -75,6 +75,8 @@ struct FaultToleranceTests {
             #expect(times[index + 1].1.timeIntervalSince(entry.1) >= 0.95, "retried before Retry-After")
         }
         #expect(times.filter { $0.0 == "retrying" }.count == 2)
+        // The wait is in the event: the server's second, not the backoff.
+        #expect(try events(throttled.standardOutput, "retrying").allSatisfy { $0["retry_in_s"] as? Double == 1 })
         await busy.stop()
     }
 

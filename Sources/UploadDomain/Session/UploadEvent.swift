@@ -7,11 +7,14 @@ public struct UploadEvent: Sendable {
 
     public var kind: Kind
     public var file: FileSnapshot
+    /// For `retrying`: the wait before the next attempt (the backoff, or the server's `Retry-After`).
+    public var retryDelay: Duration?
 
     /// Creates an event.
-    public init(kind: Kind, file: FileSnapshot) {
+    public init(kind: Kind, file: FileSnapshot, retryDelay: Duration? = nil) {
         self.kind = kind
         self.file = file
+        self.retryDelay = retryDelay
     }
 }
 

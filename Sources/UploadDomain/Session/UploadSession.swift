@@ -521,7 +521,7 @@ public actor UploadSession {
         case .cancelTransfer:
             if let requestID = files[id].requestID { running[requestID]?.task.cancel() }
         case .scheduleRetry(let delay):
-            emit(.retrying, id)
+            emit(.retrying, id, retryDelay: delay)
             if delay <= .zero {
                 // A renewed ticket or a refreshed token: go again now, without a timer.
                 apply(files[id].machine.backoffElapsed(), to: id)
@@ -585,11 +585,11 @@ public actor UploadSession {
         for waiter in waiters { waiter.resume() }
     }
 
-    private func emit(_ kind: UploadEvent.Kind, _ id: Int) {
+    private func emit(_ kind: UploadEvent.Kind, _ id: Int, retryDelay: Duration? = nil) {
         changed.insert(id)
         if let journal { record(kind, id, in: journal) }
         lastEventAt = clock.now
-        events.yield(UploadEvent(kind: kind, file: fileSnapshot(id, now: lastEventAt)))
+        events.yield(UploadEvent(kind: kind, file: fileSnapshot(id, now: lastEventAt), retryDelay: retryDelay))
     }
 
     private func record(_ kind: UploadEvent.Kind, _ id: Int, in journal: any UploadJournal) {
