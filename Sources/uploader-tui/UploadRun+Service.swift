@@ -82,7 +82,7 @@ struct ServedRun {
     /// sends a desktop notification.
     func end(_ snapshot: UploadSnapshot, status: ExitStatus) {
         var record = RunRecord(info: info.updated(from: snapshot))
-        record.info.state = RunState.ended(status)
+        record.info.state = RunState.ended(status, counts: snapshot.progress.counts)
         record.exitCode = status.rawValue
         record.endedAt = Date().timeIntervalSince1970
         record.seen = server.endSeen
@@ -105,12 +105,13 @@ struct ServedRun {
 
 /// The state words `ps` shows.
 enum RunState {
-    /// `done`, `failed` (something failed or was cancelled) or `interrupted`.
-    static func ended(_ status: ExitStatus) -> String {
+    /// `done`, `failed` (something failed), `stopped` (nothing failed, something was cancelled: `stop`, `C`) or
+    /// `interrupted` (a signal).
+    static func ended(_ status: ExitStatus, counts: PhaseCounts) -> String {
         switch status {
         case .success: "done"
         case .interrupted: "interrupted"
-        default: "failed"
+        default: counts.failed == 0 && counts.cancelled > 0 ? "stopped" : "failed"
         }
     }
 }
