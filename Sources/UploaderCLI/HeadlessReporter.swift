@@ -206,9 +206,9 @@ public actor HeadlessReporter {
         let rate = seconds > 0 ? Double(doneBytes) / seconds : 0
         let saved = p.bytesSaved > 0 ? ", \(Format.bytes(p.bytesSaved)) saved by preparing" : ""
         let verified = c.verified > 0 ? " (\(c.verified) verified)" : ""
+        let files = c.total == 1 ? "1 file" : "\(c.total) files"
         output.standardError(
-            "\(c.total) files: \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, "
-                + "\(c.skipped) skipped"
+            "\(files): \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
                 + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))\(saved)"
         )
         defer { flush() }

@@ -54,9 +54,10 @@ struct StopCommand: ParsableCommand {
     }
 
     private func stopped(_ id: String, _ run: RunInfo) -> ExitStatus {
+        let files = run.files == 1 ? "1 file" : "\(run.files) files"
         print(
-            "stopped run \(id): \(run.files) files: \(run.done) done, \(run.failed) failed, \(run.cancelled) "
-                + "cancelled, \(run.skipped) skipped")
+            "stopped run \(id): \(files): \(run.done) done, \(run.failed) failed, \(run.cancelled) cancelled, "
+                + "\(run.skipped) skipped")
         return .success
     }
 }
