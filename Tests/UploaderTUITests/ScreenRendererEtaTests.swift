@@ -44,6 +44,26 @@ struct ScreenRendererEtaTests {
         }
     }
 
+    @Test("no ETA while every transfer is paused or the batch stops")
+    func noEtaWhileWaiting() throws {
+        let range = EtaRange(low: .seconds(40), high: .seconds(55))
+        let size = TerminalSize(cols: 100, rows: 30)
+        let running = snapshot(range)
+        #expect(Fixtures.render(running, size: size).line(Layout(size: size).aggregateRow).contains("ETA"))
+        var paused = running
+        paused.files = paused.files.map { file in
+            var file = file
+            if file.phase.isActive { file.isPaused = true }
+            return file
+        }
+        var stopping = running
+        stopping.stopping = StopState(graceLeft: .seconds(3))
+        for waiting in [paused, stopping] {
+            let line = Fixtures.render(waiting, size: size).line(Layout(size: size).aggregateRow)
+            #expect(!line.contains("ETA"), "\(line)")
+        }
+    }
+
     @Test("ends that read the same show one figure; ASCII uses a hyphen")
     func collapsedAndAscii() throws {
         let exact = try Self.scriptedRange(jitter: false)

@@ -173,7 +173,9 @@ public struct ScreenRenderer: Sendable {
         let time =
             progress.etaRange.map { Formatting.range($0, ascii: glyphs.asciiOnly) }
             ?? progress.eta.map(Formatting.duration) ?? glyphs.dash
-        let eta = progress.isSending ? "ETA " + time : nil
+        // No time left to tell while the batch stops (the stop's own countdown shows) or every transfer is paused.
+        let waits = snapshot.stopping != nil || !snapshot.files.contains { $0.phase.isActive && !$0.isPaused }
+        let eta = progress.isSending && !waits ? "ETA " + time : nil
         let candidates: [String] = [
             [percent, "\(sent) of \(total)", progress.isSending ? rate : nil, eta].compactMap { $0 }
                 .joined(separator: "  "),
