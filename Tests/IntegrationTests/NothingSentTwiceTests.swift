@@ -182,7 +182,10 @@ struct NothingSentTwiceTests {
             ),
             (["--to", url, "--grace", "-1"], "--grace takes seconds, 0 or more (0 aborts at once), not -1"),
             (["--to", url, "--batch", "-2"], "--batch takes a number of files or 'all', not '-2'"),
-            (["--to", url, "--log-level", "verbose"], "--log-level takes debug, info, warning or error, not 'verbose'"),
+            (
+                ["--to", url, "--log-level", "verbose"],
+                "--log-level takes debug, info, warning or error, not 'verbose'"
+            ),
             (["--to", url, "--limit-rate", "-5K"], "--limit-rate takes a size such as 500K or 2M, not '-5K'"),
             (
                 ["--to", url, "--max-age", "-5d"],

@@ -154,7 +154,8 @@ struct KeyMapTests {
         #expect(script.state.asked.concurrency == nil)
         script.commands = []
         script.play(keys("]]["), Fixtures.snapshot(Fixtures.uploading.files, bandwidthLimit: 256 << 10))
-        #expect(script.commands == [.setBandwidthLimit(512 << 10), .setBandwidthLimit(mib), .setBandwidthLimit(512 << 10)])
+        #expect(
+            script.commands == [.setBandwidthLimit(512 << 10), .setBandwidthLimit(mib), .setBandwidthLimit(512 << 10)])
         // A request the run never shows gives way to the snapshot after a second of ticks.
         let stale = Fixtures.snapshot(Fixtures.uploading.files, concurrency: 2, bandwidthLimit: 256 << 10)
         script.play(keys("+"), stale)

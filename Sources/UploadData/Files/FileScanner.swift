@@ -127,7 +127,8 @@ public struct FileScanner: Sendable {
 
         var notes: [String] {
             func files(_ n: Int) -> String { n == 1 ? "1 file" : "\(n) files" }
-            return (hidden > 0 ? ["\(hidden) hidden (dot) \(hidden == 1 ? "entry" : "entries") left out (--hidden sends them)"] : [])
+            let entries = hidden == 1 ? "1 hidden (dot) entry" : "\(hidden) hidden (dot) entries"
+            return (hidden > 0 ? ["\(entries) left out (--hidden sends them)"] : [])
                 + (byName > 0 ? ["\(files(byName)) left out by --include/--exclude"] : [])
                 + (byAge > 0 ? ["\(files(byAge)) left out by --max-age/--min-age"] : [])
                 + (folders > 0 ? ["\(folders == 1 ? "1 folder" : "\(folders) folders") left out by --exclude"] : [])

@@ -246,4 +246,3 @@ struct VipsImagePreparerTests {
         #expect(!(await scratch.preparer.carriesLocation(notes)))
     }
 }
-

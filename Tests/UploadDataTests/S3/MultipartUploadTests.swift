@@ -139,7 +139,10 @@ struct MultipartUploadTests {
 
     @Test("of several uploads left for the file, the usable one is continued and the others aborted")
     func severalLeft() async throws {
-        let stale = earlier { $0.uploadID = "stale"; $0.size += 1 }
+        let stale = earlier {
+            $0.uploadID = "stale"
+            $0.size += 1
+        }
         let (requests, checkpoints) = try await upload(
             endpoint: "https://127.0.0.1:9", earlier: [stale, earlier()])
         #expect(requests.map(\.method) == [.delete, .put, .put, .post])
