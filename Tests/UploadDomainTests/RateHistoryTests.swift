@@ -3,7 +3,7 @@ import UploadDomain
 
 @Suite("RateHistory")
 struct RateHistoryTests {
-    @Test("one sample per second from the growth of bytesSent; a drop counts as zero, a gap as zero seconds")
+    @Test("one sample per second from the growth of bytesSent, shared by time between readings; a drop is zero")
     func scriptedSeries() {
         var history = RateHistory()
         history.record(bytesSent: 0, at: .zero)
@@ -12,12 +12,27 @@ struct RateHistoryTests {
         #expect(history.samples == [1000])
         // A retry starts a file over: bytesSent falls, and the fall is no negative rate.
         history.record(bytesSent: 800, at: .milliseconds(1500))
+        // 2,200 bytes between 1.5 s and 2.1 s: five sixths in second 1, one sixth in second 2.
         history.record(bytesSent: 3000, at: .milliseconds(2100))
-        #expect(history.samples == [1000, 2200])
+        #expect(history.samples.count == 2 && abs(history.samples[1] - 2200 * 5 / 6) < 0.001)
         history.record(bytesSent: 3000, at: .seconds(5))
-        #expect(history.samples == [1000, 2200, 0, 0, 0])
-        #expect(history.peak == 2200)
+        #expect(history.samples.count == 5 && abs(history.samples[2] - 2200 / 6) < 0.001)
+        #expect(history.samples.suffix(2) == [0, 0])
         #expect(history.current == 0)
+    }
+
+    @Test("a reading three seconds late spreads its bytes over those seconds: no peak above the rate the batch kept")
+    func lateReading() {
+        var history = RateHistory()
+        history.record(bytesSent: 0, at: .seconds(10))
+        history.record(bytesSent: 500, at: .seconds(11))
+        history.record(bytesSent: 2000, at: .seconds(14))
+        #expect(history.samples == [500, 500, 500, 500])
+        #expect(history.peak == 500)
+        // Past the window, only its last 60 seconds are kept, each with its share.
+        history.record(bytesSent: 2000 + 100 * 500, at: .seconds(114))
+        #expect(history.samples.count == 60)
+        #expect(history.samples.allSatisfy { abs($0 - 500) < 0.001 })
     }
 
     @Test("the window keeps the last 60 seconds")

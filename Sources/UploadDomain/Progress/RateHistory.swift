@@ -11,8 +11,9 @@ public struct RateHistory: Sendable, Equatable {
     public private(set) var samples: [Double] = []
     /// The second being filled, counted from the clock's origin; nil before the first reading.
     private var second: Int64?
-    private var pending: Int64 = 0
+    private var pending = 0.0
     private var lastBytes: Int64 = 0
+    private var lastTime = 0.0
 
     /// Creates an empty history.
     public init() {}
@@ -23,21 +24,40 @@ public struct RateHistory: Sendable, Equatable {
     }
 
     /// Adds a reading of the batch's `bytesSent` taken at `now`; a second that passes closes its sample.
+    ///
+    /// The bytes since the last reading are shared among the seconds between the two readings by time: a reading
+    /// late by a second (a busy loop, a run process nobody watched) spreads them, where putting them all in one
+    /// second drew a peak above a `--bwlimit` the batch kept.
     public mutating func record(bytesSent: Int64, at now: Duration) {
-        let current = now.components.seconds
-        guard let open = second else {
-            second = current
+        let time = Double(now.components.seconds) + Double(now.components.attoseconds) / 1e18
+        guard var open = second else {
+            second = now.components.seconds
             lastBytes = bytesSent
+            lastTime = time
             return
         }
-        pending += max(0, bytesSent - lastBytes)
+        let moved = Double(max(0, bytesSent - lastBytes))
+        let span = time - lastTime
+        var from = lastTime
         lastBytes = bytesSent
-        guard current > open else { return }
-        append(Double(pending))
-        // Seconds without a reading (the loop was busy or asleep) moved nothing we saw.
-        for _ in 0..<min(Int(current - open - 1), Self.capacity) { append(0) }
-        pending = 0
-        second = current
+        lastTime = time
+        // A gap longer than the window: only its last seconds can show.
+        let oldest = now.components.seconds - Int64(Self.capacity)
+        if open < oldest {
+            open = oldest
+            from = max(from, Double(oldest))
+            pending = 0
+        }
+        while Double(open + 1) <= time {
+            let boundary = Double(open + 1)
+            pending += span > 0 ? moved * (boundary - from) / span : 0
+            from = boundary
+            append(pending)
+            pending = 0
+            open += 1
+        }
+        pending += span > 0 ? moved * (time - from) / span : moved
+        second = open
     }
 
     /// The highest second in the window; 0 when empty.
