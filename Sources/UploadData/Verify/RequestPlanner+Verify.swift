@@ -76,7 +76,7 @@ extension S3Planner {
     public var verifyRefusal: String? { nil }
 
     /// A signed `HEAD` of the key asking for its checksum. An object uploaded with one (every upload here) is checked
-    /// against it: the file's SHA-256, or for a multipart upload the SHA-256 of the parts' SHA-256s with `-N`. Other
+    /// against it: the file's CRC-32 or SHA-256, or for a multipart upload that of the parts' with `-N`. Other
     /// objects (an older version's, a server without checksums) by their ETag: the file's MD5, or the MD5 of the
     /// parts' MD5s with `-N`. Both are recomputed here with the same part size.
     public func verify(_ items: [UploadItem], response: TransferResponse, via transport: any UploadTransport) async
