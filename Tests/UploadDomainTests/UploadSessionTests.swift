@@ -221,6 +221,25 @@ struct UploadSessionTests {
         await session.waitUntilIdle()
     }
 
+    @Test("a file refused after its bytes went out keeps them on its failed row: the batch's count does not go back")
+    func failedKeepsItsBytes() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(
+            items: items([100]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 0)), clock: ManualClock(),
+            random: { 1 })
+        var events = session.events.makeAsyncIterator()
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let request = try #require(await started.next())
+        request.probe.report(sent: 125, total: 125)
+        #expect(await awaitEvent(.modeling, file: 0, in: &events)?.file.sent == 100)
+        request.reply(.failure(UploadError(.httpStatus(401), httpStatus: 401)))
+        let failed = try #require(await awaitEvent(.failed, file: 0, in: &events))
+        #expect(failed.file.sent == 100)
+        #expect(await session.snapshot().progress.bytesSent == 100)
+    }
+
     @Test("unreadable files fail at once without a request, naming the cause")
     func unreadable() async {
         let transport = InMemoryTransport()

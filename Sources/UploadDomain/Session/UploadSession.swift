@@ -53,6 +53,9 @@ public actor UploadSession {
         var requestID: Int?
         var attemptStarted: Duration = .zero
         var recentRate = RecentRate()
+        /// Bytes the last attempt had sent when last sampled: what a failed file shows, so neither its row nor the
+        /// batch's count goes back when it fails.
+        var lastSent: Int64 = 0
         var result: UploadResult?
         var error: UploadError?
         var refreshes = 0
@@ -363,6 +366,7 @@ public actor UploadSession {
             files[id].requestID = requestID
             files[id].attemptStarted = clock.now
             files[id].recentRate = RecentRate()
+            files[id].lastSent = 0
             files[id].error = nil
             emit(.started, id)
         }
@@ -664,6 +668,8 @@ public actor UploadSession {
         switch phase {
         case .done, .skipped, .verifying:
             sent = file.sendSize
+        case .failed:
+            sent = file.lastSent
         case .willStart, .uploading, .modeling:
             if let requestID = file.requestID, let request = running[requestID],
                 let index = request.fileIDs.firstIndex(of: id)
@@ -675,6 +681,7 @@ public actor UploadSession {
                     probe.total > 0 ? Int64(Double(probe.sent) / Double(probe.total) * Double(request.payload)) : 0
                 sent = min(file.sendSize, max(0, payloadSent - request.offsets[index]))
                 if probe.allSent { sent = file.sendSize }
+                files[id].lastSent = sent
                 rate = files[id].recentRate.update(sent: sent, at: now, started: file.attemptStarted)
                 if paused { rate = 0 }
             }
