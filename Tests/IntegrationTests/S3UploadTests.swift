@@ -204,7 +204,7 @@ struct S3UploadTests {
         wrong["AWS_SECRET_ACCESS_KEY"] = "not-" + keys[1]
         let refused = try await ChildProcess.run(binary, arguments, environment: wrong)
         #expect(refused.status == 1)
-        #expect(refused.standardError.contains("HTTP 403 — SignatureDoesNotMatch"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("HTTP 403 forbidden — SignatureDoesNotMatch"), "\(refused.standardError)")
         for output in [signed.standardError, refused.standardError] { #expect(!output.contains(keys[1])) }
     }
 

@@ -100,6 +100,20 @@ extension UploadError: CustomStringConvertible {
         }
     }
 
+    /// What the statuses an upload meets most say, so a line reads without a lookup; a redirect is not followed,
+    /// as a body would have to be sent again to wherever it points.
+    private static let reasons: [Int: String] = [
+        301: "moved permanently (not followed: give the URL it names)",
+        302: "found elsewhere (not followed: give the URL it names)",
+        303: "see other (not followed: give the URL it names)",
+        307: "temporary redirect (not followed: give the URL it names)",
+        308: "permanent redirect (not followed: give the URL it names)",
+        400: "bad request", 403: "forbidden", 405: "method not allowed", 409: "conflict", 410: "gone",
+        411: "length required", 413: "content too large", 415: "unsupported media type", 422: "unprocessable content",
+        429: "too many requests", 502: "bad gateway", 503: "service unavailable", 504: "gateway timeout",
+        507: "insufficient storage",
+    ]
+
     private var statusSummary: String {
         let status = httpStatus.map { "HTTP \($0)" }
         switch code {
@@ -109,7 +123,7 @@ extension UploadError: CustomStringConvertible {
         case .invalidResponse: return "invalid response" + (cause.map { ": \($0)" } ?? "")
         case .notFound: return "\(status ?? "HTTP 404") not found (check the URL)"
         case .serverError: return "\(status ?? "HTTP 500") server error"
-        case .httpStatus(let n): return "HTTP \(n)"
+        case .httpStatus(let n): return Self.reasons[n].map { "HTTP \(n) \($0)" } ?? "HTTP \(n)"
         case .decodingFailed: return "could not decode the response" + (cause.map { ": \($0)" } ?? "")
         case .presignMismatch: return "presign response does not match the request" + (cause.map { ": \($0)" } ?? "")
         case .fileUnreadable: return "cannot read file" + (cause.map { ": \($0)" } ?? "")
