@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import UploadDomain
 
 /// `--token-command CMD`: runs CMD with `/bin/sh -c`; its standard output, trimmed, is the new token.
@@ -23,45 +22,26 @@ public struct CommandTokenProvider: TokenProvider {
     }
 
     private func run() -> Result<String, UploadError> {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        let outcome: ShellCommand.Outcome
         do {
-            try process.run()
+            outcome = try ShellCommand.run(command, timeout: timeout)
         } catch {
-            return .failure(Self.failure("cannot run the token command: \(error.localizedDescription)"))
+            return .failure(Self.failure("cannot run the token command: \(error.reason)"))
         }
-        let deadline = DispatchTime.now() + timeout
-        let timer = DispatchSource.makeTimerSource()
-        timer.schedule(deadline: deadline)
-        timer.setEventHandler { process.terminate() }
-        timer.resume()
-        // Both pipes drain at once, so a command that writes much to one cannot block on it.
-        let errorText = Mutex(Data())
-        let drained = DispatchSemaphore(value: 0)
-        Thread {
-            errorText.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() }
-            drained.signal()
-        }.start()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
-        let stderr = errorText.withLock { $0 }
-        process.waitUntilExit()
-        timer.cancel()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        guard case .exited(0) = outcome.ending else {
             let excerpt = Sanitizer.displayName(
-                String(decoding: stderr.prefix(200), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                String(decoding: outcome.standardError.prefix(200), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines))
             let status =
-                process.terminationReason == .exit
-                ? "exit \(process.terminationStatus)" : "killed after \(String(format: "%g", timeout)) s"
+                switch outcome.ending {
+                case .exited(let code): "exit \(code)"
+                case .signalled(let signal): "killed by signal \(signal)"
+                case .timedOut: "killed after \(String(format: "%g", timeout)) s"
+                }
             return .failure(Self.failure("the token command failed (\(status))" + (excerpt.isEmpty ? "" : ": \(excerpt)")))
         }
-        let token = String(decoding: stdout.prefix(65536), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = String(decoding: outcome.standardOutput.prefix(65536), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         // Control characters (a NUL would cut libcurl's header line short) make no token either.
         guard !token.isEmpty, !token.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
             return .failure(Self.failure("the token command printed no single token"))
