@@ -38,7 +38,8 @@ public struct CommandTokenProvider: TokenProvider {
                 case .signalled(let signal): "killed by signal \(signal)"
                 case .timedOut: "killed after \(String(format: "%g", timeout)) s"
                 }
-            return .failure(Self.failure("the token command failed (\(status))" + (excerpt.isEmpty ? "" : ": \(excerpt)")))
+            let detail = excerpt.isEmpty ? "" : ": \(excerpt)"
+            return .failure(Self.failure("the token command failed (\(status))" + detail))
         }
         let token = String(decoding: outcome.standardOutput.prefix(65536), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
