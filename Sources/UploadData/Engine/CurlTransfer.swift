@@ -109,7 +109,6 @@ final class CurlTransfer: @unchecked Sendable {
 
         // An empty Expect: stops libcurl waiting up to a second for a 100-continue many servers never send.
         var lines = ["Expect:"]
-        lines += request.headers.map { "\($0.name): \($0.value)" }
         if let token = request.bearerToken { lines.append("Authorization: Bearer \(token)") }
 
         if try !prepareInline(&lines) { try prepareBody(&lines) }
@@ -123,8 +122,25 @@ final class CurlTransfer: @unchecked Sendable {
         if fileBodies.reduce(0, { $0 + $1.length }) >= Self.largeBody {
             try set(CURLOPT_UPLOAD_BUFFERSIZE, Self.largeBodyBuffer)
         }
-        for line in lines { headerList = line.withCString { ccurl_slist_append(headerList, $0) } }
+        let multipart = if case .multipart = request.body { true } else { false }
+        for line in Self.merged(own: lines, user: request.headers, multipart: multipart) {
+            headerList = line.withCString { ccurl_slist_append(headerList, $0) }
+        }
         try check(ccurl_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList))
+    }
+
+    /// The user's headers (`-H`) and ours, a user's in place of ours of the same name, as curl does, so a server
+    /// never gets two `Authorization` or `Content-Type` lines to choose from. A multipart body keeps its own
+    /// `Content-Type`: its boundary is what the parts are cut by.
+    static func merged(own: [String], user: [HTTPHeader], multipart: Bool) -> [String] {
+        let named = Set(user.map { $0.name.lowercased() })
+        let userLines = user.filter { !(multipart && $0.name.lowercased() == "content-type") }
+            .map { "\($0.name): \($0.value)" }
+        let ownLines = own.filter { line in
+            let name = line.prefix { $0 != ":" }.lowercased()
+            return !named.contains(name) || (multipart && name == "content-type")
+        }
+        return userLines + ownLines
     }
 
     /// A small request's body read whole and given to libcurl as `POSTFIELDS`, which it sends in the same write as

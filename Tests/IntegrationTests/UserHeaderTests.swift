@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+import UploadDomain
+
+@testable import UploadData
+
+/// `-H` in place of a header of ours with the same name, as curl does: one `Authorization`, one `Content-Type`.
+@Suite("user headers replace ours", .serialized)
+struct UserHeaderTests {
+    func lines(_ name: String, in request: RawCapture.Request) -> [String] {
+        request.head.dropFirst().filter { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+    }
+
+    @Test("a PUT sends the user's Content-Type and Authorization only; a multipart POST keeps its boundary's type")
+    func oneOfEach() async throws {
+        let capture = try RawCapture()
+        let folder = try TestFolder()
+        try folder.write("a.png", size: 2_000, seed: 4, prefix: Magic.png)
+        let item = try #require(try FileScanner().scan([folder.path]).items.first)
+        let headers = [
+            try #require(HTTPHeader(name: "Content-Type", value: "text/plain")),
+            try #require(HTTPHeader(name: "authorization", value: "Bearer other")),
+        ]
+        let engine = CurlEngine(options: CurlEngine.Options(threads: 1))
+        let put = try await PutPlanner(baseURL: capture.url + "/", headers: headers, token: "tok1").request(for: [item])
+        let post = try await MultipartPlanner(
+            url: capture.url, fileField: "file", fields: [], headers: headers, token: "tok1", batchSize: 1
+        ).request(for: [item])
+        #expect(try await engine.send(put, probe: TransferProbe()).isSuccess)
+        #expect(try await engine.send(post, probe: TransferProbe()).isSuccess)
+        engine.shutdown()
+        capture.stop()
+
+        let requests = capture.requests
+        let (sentPut, sentPost) = try #require(requests.count == 2 ? (requests[0], requests[1]) : nil)
+        #expect(lines("Content-Type", in: sentPut) == ["Content-Type: text/plain"])
+        #expect(lines("Authorization", in: sentPut) == ["authorization: Bearer other"])
+        #expect(lines("Authorization", in: sentPost) == ["authorization: Bearer other"])
+        #expect(lines("Content-Type", in: sentPost).count == 1)
+        #expect(sentPost.boundary != nil && sentPost.header("Content-Type")?.hasPrefix("multipart/form-data") == true)
+    }
+}
