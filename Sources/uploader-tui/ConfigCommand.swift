@@ -31,8 +31,15 @@ struct ConfigShowCommand: ParsableCommand {
         var typed = CommandLineSettings(arguments: options)
         typed.profile = profiles.profile
         typed.configPath = profiles.config
-        let (file, profile) = try ProfileArguments.load(typed, environment: environment)
-        let effective = try EffectiveSettings(file: file, profile: profile, commandLine: typed)
+        let (file, profile): (ConfigFile?, String?)
+        let effective: EffectiveSettings
+        do {
+            (file, profile) = try ProfileArguments.load(typed, environment: environment)
+            effective = try EffectiveSettings(file: file, profile: profile, commandLine: typed)
+        } catch {
+            // A broken file is a usage error here too (exit 2), as for a run.
+            throw UsageError(description: error.description)
+        }
         do {
             _ = try UploadCommand.parse(effective.fileArguments + options)
         } catch {
