@@ -37,8 +37,8 @@ enum ReadBack {
     }
 
     /// Sends a read-back request. A transport failure, or a status another attempt may cure (5xx, 429), fails the
-    /// file with that error so the retry policy treats it as any other; a refusal (403, 404, 405) means this
-    /// server cannot report what it stored.
+    /// file with that error, named as the read-back's, so the retry policy treats it as any other; a refusal (403,
+    /// 404, 405, and 501, the method not implemented) means this server cannot report what it stored.
     static func send(
         _ request: TransferRequest, file: String, via transport: any UploadTransport
     ) async -> Answer {
@@ -49,8 +49,11 @@ enum ReadBack {
             return .verdict(.failed((error as? UploadError ?? UploadError(.cancelled)).forFile(file)))
         }
         guard response.isSuccess else {
-            let error = response.error(file: file) ?? UploadError(.invalidResponse, file: file)
-            if RetryPolicy.isRetryable(error) { return .verdict(.failed(error)) }
+            var error = response.error(file: file) ?? UploadError(.invalidResponse, file: file)
+            if RetryPolicy.isRetryable(error), response.status != 501 {
+                error.cause = "the read-back (\(request.method.rawValue))"
+                return .verdict(.failed(error))
+            }
             return .verdict(
                 .unavailable("the read-back (\(request.method.rawValue)) got HTTP \(response.status)", file: file))
         }
