@@ -41,7 +41,9 @@ struct AttachCommand: ParsableCommand {
         do {
             try TUIApp.checkTerminal()
         } catch {
-            throw UsageError(description: "attach needs a terminal: \(error)")
+            // Nothing falls back to plain progress here: `ps` shows where the run stands.
+            let cause = (error as? TerminalUnavailable)?.cause ?? "\(error)"
+            throw UsageError(description: "attach needs a terminal: \(cause); uploader-tui ps shows the run's progress")
         }
         if var record, record.hasEnded {
             guard let snapshot = last?.applied(to: [], curl: { _ in LazyText { "" } }) else {

@@ -216,6 +216,8 @@ struct DetachTests {
         }
         let ended = try #require(try await run(id))
         #expect((ended["cancelled"] as? Int ?? 0) >= 4, "\(ended)")
+        // The batch's bytes, the cancelled files' included: not "100%" of what was sent.
+        #expect(ended["bytes_total"] as? Int == 6 * 300_000, "\(ended)")
         await server.stop()
     }
 

@@ -24,17 +24,20 @@ public struct TerminalUnavailable: Error, Sendable, Equatable {
 // MARK: - Description
 
 extension TerminalUnavailable: CustomStringConvertible {
-    /// One line naming the cause and what happens instead.
-    public var description: String {
-        let cause: String
+    /// Why the terminal cannot be used, in a few words.
+    public var cause: String {
         switch code {
         case .dumbTerminal:
-            cause = term.map { $0.isEmpty ? "TERM is not set" : "TERM=\($0) cannot draw it" } ?? "TERM is not set"
+            term.map { $0.isEmpty ? "TERM is not set" : "TERM=\($0) cannot draw it" } ?? "TERM is not set"
         case .notATerminal:
-            cause = "standard input or output is not a terminal"
+            "standard input or output is not a terminal"
         case .cursesFailed:
-            cause = "ncurses could not start" + (term.map { " for TERM=\($0)" } ?? "")
+            "ncurses could not start" + (term.map { " for TERM=\($0)" } ?? "")
         }
-        return "terminal UI unavailable (\(cause)); showing plain progress instead (use --no-tui to silence this)"
+    }
+
+    /// One line naming the cause and what happens instead.
+    public var description: String {
+        "terminal UI unavailable (\(cause)); showing plain progress instead (use --no-tui to silence this)"
     }
 }
