@@ -73,6 +73,9 @@ struct DatasetRulesTests {
         #expect(await server.server.statistics.storedByPath.keys.sorted() == ["datasets/d/a.jpg", "datasets/d/c.jpg"])
         let summary = try #require(try ndjson(outcome.standardOutput).last)
         #expect(summary["skipped"] as? Int == 2)
+        // Nothing of a skipped copy was sent.
+        let skipped = try ndjson(outcome.standardOutput).filter { $0["event"] as? String == "skipped" }
+        #expect(skipped.count == 2 && skipped.allSatisfy { $0["bytes_sent"] as? Int == 0 })
         await server.stop()
     }
 }

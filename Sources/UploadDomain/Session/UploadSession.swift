@@ -666,7 +666,7 @@ public actor UploadSession {
         var paused = false
         var rate = 0.0
         switch phase {
-        case .done, .skipped, .verifying:
+        case .done, .verifying:
             sent = file.sendSize
         case .failed:
             sent = file.lastSent
