@@ -1,10 +1,11 @@
-/// Sizes on the command line: `512`, `64K`, `16M`, `2G` (1024-based; a trailing `B`/`iB` is allowed).
+/// Sizes on the command line: `512`, `64K`, `16M`, `2G` (1024-based; a trailing `B`, `i` or `iB` is allowed).
 public enum ByteSize {
     /// The number of bytes, or nil when the text is not a size.
     public static func parse(_ text: String) -> Int64? {
         var digits = text.trimmingCharacters(in: " ").uppercased()
-        for suffix in ["IB", "B"] where digits.hasSuffix(suffix) && digits.count > suffix.count {
+        for suffix in ["IB", "B", "I"] where digits.hasSuffix(suffix) && digits.count > suffix.count {
             digits.removeLast(suffix.count)
+            break
         }
         var multiplier: Int64 = 1
         if let last = digits.last, let power = ["K": 1, "M": 2, "G": 3, "T": 4][String(last)] {

@@ -98,23 +98,23 @@ extension UploadCommand {
         guard !field.isEmpty, !field.contains(where: { $0.isNewline || $0 == "\"" }) else {
             throw UsageError(description: "--field must be a plain name")
         }
+        // 0 (curl's word for no cap) and rclone's `off` switch a cap off, so a profile's cap can be lifted by a flag.
         var speed = 0
-        if let limitRate {
-            guard let parsed = ByteSize.parse(limitRate), parsed > 0 else {
-                throw UsageError(description: "--limit-rate takes a size such as 500K or 2M, not '\(limitRate)'")
+        if let limitRate, limitRate.lowercased() != "off" {
+            guard let parsed = ByteSize.parse(limitRate) else {
+                let shown = Sanitizer.displayName(limitRate)
+                throw UsageError(description: "--limit-rate takes a size such as 500K or 2M (0 or off: none), not '\(shown)'")
             }
             speed = Int(parsed)
         }
         var bandwidthLimit: Int64?
-        if let bwlimit {
+        if let bwlimit, bwlimit.lowercased() != "off" {
             let shown = Sanitizer.displayName(bwlimit)
             guard let parsed = ByteSize.parse(bwlimit) else {
-                throw UsageError(description: "--bwlimit takes a rate in bytes/s such as 500K or 2M, not '\(shown)'")
+                throw UsageError(
+                    description: "--bwlimit takes a rate in bytes/s such as 500K or 2M (0 or off: none), not '\(shown)'")
             }
-            guard parsed > 0 else {
-                throw UsageError(description: "--bwlimit must be above 0 (leave it out for no cap), not '\(shown)'")
-            }
-            bandwidthLimit = parsed
+            bandwidthLimit = parsed > 0 ? parsed : nil
         }
         let bearer = token ?? environment["UPLOADER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         if let bearer, bearer.contains(where: { $0.isNewline }) {

@@ -99,14 +99,14 @@ struct BandwidthLimitTests {
         await server.stop()
     }
 
-    @Test("--bwlimit 0 or a word is a usage error: one line, exit 2, nothing sent")
+    @Test("--bwlimit that is no rate is a usage error: one line, exit 2, nothing sent; 0 and off mean no cap")
     func badInput() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder()
         try folder.write("a.bin", size: 100, seed: 1)
         let cases = [
-            ("0", "uploader-tui: --bwlimit must be above 0 (leave it out for no cap), not '0'"),
-            ("abc", "uploader-tui: --bwlimit takes a rate in bytes/s such as 500K or 2M, not 'abc'"),
+            ("abc", "uploader-tui: --bwlimit takes a rate in bytes/s such as 500K or 2M (0 or off: none), not 'abc'"),
+            ("-1M", "uploader-tui: --bwlimit takes a rate in bytes/s such as 500K or 2M (0 or off: none), not '-1M'"),
         ]
         for (value, message) in cases {
             let outcome = try await ChildProcess.run(
@@ -115,6 +115,15 @@ struct BandwidthLimitTests {
             #expect(outcome.standardError == message + "\n", "\(value)")
         }
         #expect(await server.server.statistics.requests == 0)
+        // A profile's cap lifted by a flag: curl's 0 and rclone's off.
+        let noCap = [("--bwlimit", "0"), ("--bwlimit", "off"), ("--limit-rate", "0"), ("--limit-rate", "OFF")]
+        for (option, value) in noCap {
+            let outcome = try await ChildProcess.run(
+                binary,
+                [folder.path, "--to", server.url("/datasets/x/images"), "--json", "--no-resume", option, value])
+            #expect(outcome.status == 0, "\(option) \(value): \(outcome.standardError)")
+            #expect(try ndjson(outcome.standardOutput).last?["bwlimit"] == nil)
+        }
         await server.stop()
     }
 }

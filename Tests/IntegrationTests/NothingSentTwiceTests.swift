@@ -186,7 +186,10 @@ struct NothingSentTwiceTests {
                 ["--to", url, "--log-level", "verbose"],
                 "--log-level takes debug, info, warning or error, not 'verbose'"
             ),
-            (["--to", url, "--limit-rate", "-5K"], "--limit-rate takes a size such as 500K or 2M, not '-5K'"),
+            (
+                ["--to", url, "--limit-rate", "-5K"],
+                "--limit-rate takes a size such as 500K or 2M (0 or off: none), not '-5K'"
+            ),
             (
                 ["--to", url, "--max-age", "-5d"],
                 "--max-age takes an age such as 90s, 2h, 3d or a date such as 2024-06-01, not '-5d'"
