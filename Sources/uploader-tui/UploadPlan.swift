@@ -103,7 +103,8 @@ extension UploadCommand {
         if let limitRate, limitRate.lowercased() != "off" {
             guard let parsed = ByteSize.parse(limitRate) else {
                 let shown = Sanitizer.displayName(limitRate)
-                throw UsageError(description: "--limit-rate takes a size such as 500K or 2M (0 or off: none), not '\(shown)'")
+                throw UsageError(
+                    description: "--limit-rate takes a size such as 500K or 2M (0 or off: none), not '\(shown)'")
             }
             speed = Int(parsed)
         }
@@ -111,8 +112,8 @@ extension UploadCommand {
         if let bwlimit, bwlimit.lowercased() != "off" {
             let shown = Sanitizer.displayName(bwlimit)
             guard let parsed = ByteSize.parse(bwlimit) else {
-                throw UsageError(
-                    description: "--bwlimit takes a rate in bytes/s such as 500K or 2M (0 or off: none), not '\(shown)'")
+                let expected = "a rate in bytes/s such as 500K or 2M (0 or off: none)"
+                throw UsageError(description: "--bwlimit takes \(expected), not '\(shown)'")
             }
             bandwidthLimit = parsed > 0 ? parsed : nil
         }
@@ -184,6 +185,24 @@ extension UploadCommand {
             throw UsageError(description: "use only one of --to, --put and --presign")
         }
 
+        // Options that shape a request this destination does not make are said, not silently dropped.
+        var ignored: [String] = []
+        let multipartPOST =
+            if case .planner(let planner) = destination, planner is MultipartPlanner { true } else { false }
+        let formOptions =
+            [batch != "1" ? "--batch" : nil, form.isEmpty ? nil : "-F", field != "file" ? "--field" : nil]
+            .compactMap { $0 }
+        if !multipartPOST, !formOptions.isEmpty {
+            let verb = formOptions.count == 1 ? "shapes" : "shape"
+            ignored.append("\(formOptions.joined(separator: ", ")) \(verb) a multipart POST (--to URL); not used here")
+        }
+        let presignOptions = [mediaType != nil ? "--media-type" : nil, presignBatch != 100 ? "--presign-batch" : nil]
+            .compactMap { $0 }
+        if presign == nil, !presignOptions.isEmpty {
+            let verb = presignOptions.count == 1 ? "goes" : "go"
+            ignored.append("\(presignOptions.joined(separator: ", ")) \(verb) with --presign; not used here")
+        }
+
         // Refused before the journal or the network sees anything: such a destination cannot say what it stored.
         if verify, case .planner(let planner) = destination, let refusal = planner.verifyRefusal {
             throw UsageError(description: "--verify: \(refusal)")
@@ -247,7 +266,7 @@ extension UploadCommand {
             }
         }
         return UploadPlan(
-            items: items, notes: scan.notes + warnings + duplicateNotes, destinationKind: destination,
+            items: items, notes: ignored + scan.notes + warnings + duplicateNotes, destinationKind: destination,
             resultsTarget: resultsTarget, log: log,
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(

@@ -101,6 +101,26 @@ struct HeadlessBinaryTests {
         await server.stop()
     }
 
+    @Test("options of another destination are named as not used, and the run goes on")
+    func optionsNotUsed() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        try folder.write("a.jpg", size: 100, seed: 1)
+        let put = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--put", server.url("/files/n/"), "--batch", "2", "-F", "a=b", "--media-type", "x",
+                "--no-tui",
+            ])
+        #expect(put.status == 0, "\(put.standardError)")
+        #expect(put.standardError.contains("note: --batch, -F shape a multipart POST (--to URL); not used here"))
+        #expect(put.standardError.contains("note: --media-type goes with --presign; not used here"))
+        let post = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/n/images"), "--batch", "2", "-F", "a=b", "--no-tui"])
+        #expect(post.status == 0 && !post.standardError.contains("not used here"), "\(post.standardError)")
+        await server.stop()
+    }
+
     @Test("usage errors exit 2 before anything is sent; an empty folder exits 3")
     func usageAndNothing() async throws {
         let server = try await ServerFixture.start()
