@@ -168,7 +168,7 @@ struct UploadCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Least severe entries written to --log-file: debug, info, warning or error (default info).",
+            "Least severe entries written to --log-file: debug, info, warning or error.",
             valueName: "level"))
     var logLevel = "info"
 
@@ -190,9 +190,9 @@ struct UploadCommand: ParsableCommand {
 
     @Flag(
         help: """
-            After each file is sent, read back what the server stored and compare digests: S3 and presigned \
-            uploads by HEAD ETag, --put by HEAD ETag or a hashed GET, --to by the sha256 in the server's answer. A \
-            mismatch fails the file (verifyMismatch).
+            After each file is sent, read back what the server stored and compare digests: S3 by the object's \
+            CRC-32 or SHA-256 checksum (else its ETag), presigned uploads by HEAD ETag, --put by HEAD ETag or a \
+            hashed GET, --to by the sha256 in the server's answer. A mismatch fails the file (verifyMismatch).
             """)
     var verify = false
 
