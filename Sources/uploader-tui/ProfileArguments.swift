@@ -33,8 +33,9 @@ enum ProfileArguments {
             file: file, profile: profile, commandLine: typed, forDelete: command == "delete")
         fileOrigins.withLock { origins in
             for setting in effective.settings {
-                guard let long = setting.key.long, let place = Self.place(setting.origin) else { continue }
-                origins["--" + long] = place
+                guard let place = Self.place(setting.origin) else { continue }
+                if let long = setting.key.long { origins["--" + long] = place }
+                if let short = setting.key.short { origins["-" + String(short)] = place }
             }
         }
         return [command] + effective.fileArguments + rest
@@ -57,7 +58,7 @@ enum ProfileArguments {
 
     /// A usage error about an option the profiles file set, said with the file's line: the user never typed it.
     static func attributed(_ message: String) -> String {
-        guard message.hasPrefix("--") else { return message }
+        guard message.hasPrefix("-") else { return message }
         let option = String(message.prefix { $0 != " " && $0 != ":" && $0 != "=" })
         guard let place = fileOrigins.withLock({ $0[option] }) else { return message }
         return "\(place): \(message)"

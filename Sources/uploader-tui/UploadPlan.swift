@@ -69,7 +69,7 @@ extension UploadCommand {
         let headers = try header.map { line -> HTTPHeader in
             guard let parsed = HTTPHeader(line: line) else {
                 throw UsageError(
-                    description: "invalid header '\(Sanitizer.displayName(line))': expected 'Name: value' on one line")
+                    description: "-H '\(Sanitizer.displayName(line))': not a header; expected 'Name: value' on one line")
             }
             return parsed
         }

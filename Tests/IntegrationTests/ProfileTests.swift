@@ -144,6 +144,10 @@ struct ProfileTests {
                 "[profile.pets]\nto = \"\(server.url("/x"))\"\nconcurrency = 0\n", "pets",
                 "uploader-tui: config.toml:3: profile 'pets': --concurrency takes auto or a number of requests"
             ),
+            (
+                "[profile.pets]\nto = \"\(server.url("/x"))\"\nheaders = [\"Bad Header\"]\n", "pets",
+                "uploader-tui: config.toml:3: profile 'pets': -H 'Bad Header': not a header"
+            ),
         ]
         for (config, profile, expected) in cases {
             let home = try ConfigHome(config)
@@ -151,7 +155,7 @@ struct ProfileTests {
                 binary, [folder.path, "-p", profile, "--no-tui"], environment: home.environment)
             #expect(outcome.status == 2, "\(expected): \(outcome.standardError)")
             // config show reads the file as a run does (the option's own checks are the run's).
-            if !expected.contains("--concurrency") {
+            if !expected.contains("--concurrency"), !expected.contains("-H '") {
                 let shown = try await ChildProcess.run(
                     binary, ["config", "show", "-p", profile], environment: home.environment)
                 #expect(shown.status == 2, "\(expected): \(shown.standardError)")
