@@ -50,6 +50,12 @@ extension UploadRun {
             for note in plan.notes { server.notice(note) }
             if let note = await Self.locationNote(plan) { server.notice(note) }
         }
+        // The record follows the batch, so a run killed with -9 is listed `gone` with what it had done.
+        let recorder = Task {
+            while (try? await Task.sleep(for: Self.recordInterval)) != nil {
+                try? RunRecord(info: info.updated(from: await session.snapshot())).write(in: directory)
+            }
+        }
         // Ends once the batch is idle and no screen watches, unless a signal or a screen's Ctrl-C stopped it: then
         // the screens are told at once, as the screen of a run in one process closes once the stop is done.
         let firstScreen = ContinuousClock.now + .seconds(30)
@@ -62,6 +68,9 @@ extension UploadRun {
         server.stopListening()
         notes.cancel()
         idle.cancel()
+        // Done writing before the end's record is written, which must be the last.
+        recorder.cancel()
+        await recorder.value
         let snapshot = await session.snapshot()
         whenIdle(snapshot.progress.counts)
         await session.finishEvents()
@@ -71,6 +80,11 @@ extension UploadRun {
             exitCode: ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted).rawValue)
         return ServedRun(server: server, info: info)
     }
+}
+
+extension UploadRun {
+    /// How often a run process's record is brought up to date.
+    static let recordInterval: Duration = .seconds(2)
 }
 
 /// A run process whose batch is over: it tells its screens, leaves its record and says so on the desktop.

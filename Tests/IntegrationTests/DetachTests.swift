@@ -238,6 +238,13 @@ struct DetachTests {
             (try? await journalDonePaths(folder.path + ".journal"))?.isEmpty == false
         }
         let pid = try #require(try await run(id)?["pid"] as? Int)
+        // The run's record follows the batch: what was done when it died is what ps lists as gone.
+        let record = runtime.path + "/uploader-tui/\(id).json"
+        try await waitUntil("the record counts a file done", timeout: .seconds(30), every: .milliseconds(50)) {
+            let data = FileManager.default.contents(atPath: record) ?? Data()
+            let info = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["info"] as? [String: Any]
+            return info?["done"] as? Int ?? 0 >= 1
+        }
         kill(pid_t(pid), SIGKILL)
         try await waitUntil("the run process gone") { kill(pid_t(pid), 0) != 0 }
         let socket = runtime.path + "/uploader-tui/\(id).sock"
