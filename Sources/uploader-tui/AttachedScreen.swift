@@ -32,8 +32,9 @@ struct AttachedScreen {
             screen.withLock { $0?.cancel() }
         }
         defer { hangUp.stop() }
+        // The run aborts at a second Ctrl-C and ends as usual; the screen then closes and prints the summary.
         let interrupts = InterruptWatcher(
-            signals: [SIGINT, SIGTERM], onFirst: { _ in client.interrupt() },
+            signals: [SIGINT, SIGTERM], onFirst: { _ in client.interrupt() }, onSecond: { client.interrupt() },
             beforeExit: {
                 client.interrupt()
                 CursesTerminal.restoreBeforeExit()

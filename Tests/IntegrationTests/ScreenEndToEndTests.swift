@@ -99,6 +99,33 @@ struct ScreenEndToEndTests {
         #expect(files.filter { $0 != "manifest.json" }.count == 6)
     }
 
+    @Test("two Ctrl-C on the screen abort the run; the screen closes, prints the summary and exits 130")
+    func secondCtrlC() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("screen-abort")
+        for i in 0..<4 { try folder.write("s\(i).bin", size: 2 << 20, seed: UInt64(i)) }
+        let command = [
+            ChildProcess.uploaderBinary, folder.path, "--to", server.url("/datasets/abort/images"), "--bwlimit", "256K",
+            "--no-resume",
+        ].map { "'\($0)'" }.joined(separator: " ")
+        let tmux = try await TmuxDriver.start(command: "\(command); echo EXIT=$?; sleep 60")
+        do {
+            _ = try await tmux.waitFor { $0.contains("uploading") }
+            try await tmux.send("C-c")
+            _ = try await tmux.waitFor { $0.contains("Ctrl-C again to abort") }
+            try await tmux.send("C-c")
+            let after = try await tmux.waitFor { $0.contains("EXIT=") }
+            #expect(after.contains("4 files: 0 done, 0 failed, 4 cancelled"), "\(after)")
+            #expect(after.contains("EXIT=130"), "\(after)")
+        } catch {
+            await tmux.stop()
+            await server.stop()
+            throw error
+        }
+        await tmux.stop()
+        await server.stop()
+    }
+
     @Test("f filters to the failed files, / finds one by name, y puts its curl command in tmux's buffer (OSC 52)")
     func filterFindCopy() async throws {
         let secret = "s3cr3t-screen-token"
