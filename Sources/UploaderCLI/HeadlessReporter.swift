@@ -184,8 +184,9 @@ public actor HeadlessReporter {
         let p = snapshot.progress
         let percent = Int(p.fraction * 100)
         let rate = p.isSending ? ", " + Format.rate(p.bytesPerSecond) : ""
+        // Stopping, the grace period is what is left; the batch's ETA no longer applies.
         let eta =
-            p.isSending
+            p.isSending && snapshot.stopping == nil
             ? (range.map { ", ETA " + Format.range($0) } ?? p.eta.map { ", ETA " + Format.duration($0) } ?? "") : ""
         let state = snapshot.toast == .modeling ? "server processing" : "uploading"
         output.standardError(

@@ -656,7 +656,8 @@ public actor UploadSession {
         guard row.phase != .skipped, row.phase != .cancelled else { return }
         if let preparation = row.preparation { rowBytesSaved += sign * (preparation.originalSize - preparation.size) }
         rowBytesTotal += sign * row.size
-        rowBytesSent += sign * row.sent
+        // A failed file's bytes are on its row but not in the batch's sent: a bar at 100% would read as done.
+        if row.phase != .failed { rowBytesSent += sign * row.sent }
     }
 
     private func fileSnapshot(_ id: Int, now: Duration) -> FileSnapshot {
