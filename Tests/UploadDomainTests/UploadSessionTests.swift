@@ -242,6 +242,31 @@ struct UploadSessionTests {
         #expect(await session.snapshot().progress.fraction < 1)
     }
 
+    @Test("under a bandwidth cap, neither end of the ETA range comes sooner than the bytes left at the cap")
+    func etaUnderCap() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([100_000]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1, bandwidthLimit: 1_000), clock: clock, random: { 1 })
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let request = try #require(await started.next())
+        var snapshot = await session.snapshot()
+        // Faster than the cap (the transport here does not hold to it): the estimator alone would say seconds.
+        for second in 1...5 {
+            clock.advance(by: .seconds(1))
+            request.probe.report(sent: Int64(second) * 5_000, total: 125_000)
+            snapshot = await session.snapshot()
+        }
+        let range = try #require(snapshot.progress.etaRange)
+        let left = (100_000 - snapshot.progress.bytesSent) / 1_000
+        #expect(range.low >= .seconds(left), "\(range)")
+        #expect(range.high >= range.low)
+        request.reply(.success(TransferResponse(status: 201, body: "ok")))
+        await session.waitUntilIdle()
+    }
+
     @Test("unreadable files fail at once without a request, naming the cause")
     func unreadable() async {
         let transport = InMemoryTransport()
