@@ -266,7 +266,8 @@ public struct ScreenRenderer: Sendable {
                 icon: glyphs.cross, title: title,
                 subtitle: "\(failed) failed " + glyphs.dot + " \(cancelled) cancelled " + glyphs.dot
                     + " \(counts.done) done",
-                detail: "Enter shows a file's error " + glyphs.dot + " q quits")
+                detail: (failed > 0 ? "Enter shows a file's error " : "Enter shows a file's details ") + glyphs.dot
+                    + " q quits")
         }
     }
 
