@@ -48,7 +48,7 @@ public actor UploadSession {
         let destination: String
         /// The destination with the image options that change the bytes: how the journal keys the file.
         let journalDestination: String
-        let curlCommand: LazyText
+        var curlCommand: LazyText
         var machine = UploadJob.StateMachine()
         var requestID: Int?
         var attemptStarted: Duration = .zero
@@ -314,6 +314,11 @@ public actor UploadSession {
             files[id].preparation = Preparation(
                 originalSize: files[id].item.size, size: prepared.size, width: prepared.width, height: prepared.height,
                 remoteName: prepared.remoteName)
+            // The request sends the prepared copy, under its name and type; the copy goes once the file ends.
+            let sent = files[id].sendItem
+            files[id].curlCommand = LazyText { [planner] in
+                planner.curlCommand(for: sent) + "  # the prepared copy, removed once the file ended"
+            }
             emit(.prepared, id)
             apply(files[id].machine.prepared(), to: id)
         case .success(nil):
