@@ -278,6 +278,16 @@ struct KeyMapTests {
         #expect(!script.state.isSearching && script.state.search.isEmpty)
     }
 
+    @Test("a notice gives the footer back to the key hints at the next key")
+    func noticeClears() {
+        var script = Script()
+        script.state.notice = "8 of 24 files carry a GPS location; --strip-metadata removes it"
+        script.play([.tick], Fixtures.uploading)
+        #expect(script.state.notice != nil)
+        script.play([.key(.down)], Fixtures.uploading)
+        #expect(script.state.notice == nil)
+    }
+
     @Test("y copies the selected file's curl command and Y its error line, with a note in the footer")
     func copy() {
         let file = Fixtures.uploading.files[5]
@@ -287,7 +297,9 @@ struct KeyMapTests {
         #expect(file.curlCommand.contains("$UPLOADER_TOKEN"))
         #expect(script.state.status == "copied curl command (\(file.curlCommand.utf8.count) bytes)")
         script.play(keys("Y"), Fixtures.uploading)
-        #expect(script.effects.last == .setClipboard(Sanitizer.displayName(Fixtures.serverError.summary)))
+        let line = Sanitizer.displayName(Fixtures.serverError.forFile(file.name).description)
+        #expect(script.effects.last == .setClipboard(line))
+        #expect(line.hasPrefix(file.name + ": "))
         #expect(script.state.status?.hasPrefix("copied error line") == true)
         // A file without an error copies nothing and says so; the next key clears the note.
         script.play([.key(.home)] + keys("Y"), Fixtures.uploading)

@@ -14,6 +14,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     private var ui: UIState
     private var snapshot: UploadSnapshot?
     private var dirty = true
+    private var noticeShown: Duration?
 
     init(
         controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool,
@@ -76,6 +77,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         for await input in inputs {
             if case .notice(let text) = input {
                 ui.notice = text
+                noticeShown = clock.now
                 dirty = true
                 flushIfDue(force: false)
                 continue
@@ -89,6 +91,8 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             if case .tick = event {
                 snapshot = await refreshed(from: &snapshot)
                 dirty = true
+                // Nor does a notice stay longer than it takes to read: the footer's key hints come back.
+                if ui.notice != nil, let shown = noticeShown, clock.now - shown > UIState.noticeTime { ui.notice = nil }
             }
             let update = KeyMap.update(ui, event, snapshot)
             if update.state != ui { dirty = true }

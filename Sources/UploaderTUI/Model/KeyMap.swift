@@ -45,6 +45,8 @@ public enum KeyMap {
             return Update(state: state)
         case .key(let key):
             state.status = nil
+            // A notice gives the key hints back at the next key: it was read.
+            state.notice = nil
             if let prompt = state.prompt {
                 return answer(prompt, key: key, state: state)
             }
@@ -104,7 +106,8 @@ public enum KeyMap {
             text = file.curlCommand
             what = "curl command"
         } else {
-            text = file.error.map { Sanitizer.displayName($0.summary) } ?? ""
+            // The line the list and NDJSON give: the file, the cause, the status and the server's words.
+            text = file.error.map { Sanitizer.displayName($0.forFile(file.name).description) } ?? ""
             what = "error line"
         }
         guard !text.isEmpty else {

@@ -30,8 +30,10 @@ public struct UIState: Sendable, Equatable {
     public var prompt: Prompt?
     /// The user chose to quit while uploads ran: the screen leaves once those in flight have finished.
     public var quitWhenIdle = false
-    /// The latest notice, shown in the footer instead of the key hints (which `?` still lists).
+    /// The latest notice, shown in the footer instead of the key hints (which `?` still lists), until the next key
+    /// or for `noticeTime`.
     public var notice: String?
+    static let noticeTime: Duration = .seconds(15)
     /// Feedback to the last key (`copied curl command (342 bytes)`): shown in the footer until the next key.
     public var status: String?
     /// Which files the list shows (`f`).
