@@ -57,6 +57,17 @@ struct ScreenRendererTests {
         #expect(!stopped.contains("100%"))
     }
 
+    @Test("a row waiting to retry says why, as a failed row does")
+    func retryingRow() {
+        let error = UploadError(.httpStatus(503), file: "busy.jpg", httpStatus: 503)
+        let snapshot = Fixtures.snapshot([
+            Fixtures.file(0, "busy.jpg", size: 10, sent: 0, phase: .queued, attempt: 1, error: error),
+            Fixtures.file(1, "next.jpg", size: 10, sent: 0, phase: .uploading),
+        ])
+        let text = Fixtures.render(snapshot, size: TerminalSize(cols: 100, rows: 30)).text
+        #expect(text.contains("retrying · HTTP 503 service unavailable"), "\(text)")
+    }
+
     @Test("the fail toast is red, and colour disappears without colours")
     func failIsRed() {
         let size = TerminalSize(cols: 100, rows: 30)

@@ -130,10 +130,13 @@ extension ScreenRenderer {
         }
         x = columns.progressX
         let triesX = columns.width - 1 - columns.tries
-        // A failed or skipped row says why in the room of the bar, percentage, phase and rate: it is what the user
-        // needs.
+        // A failed, retrying or skipped row says why in the room of the bar, percentage, phase and rate: it is what
+        // the user needs.
         let room = (columns.tries > 0 ? triesX - 2 : columns.width - 1) - x
-        if file.phase == .failed {
+        if file.phase == .queued, file.attempt > 0, let error = file.error {
+            let text = glyphs.display("retrying " + glyphs.dot + " " + Sanitizer.displayName(error.summary))
+            frame.put(pad(text, room), x: x, y: y, style: style(.yellow))
+        } else if file.phase == .failed {
             let summary =
                 file.error.map { error in
                     Sanitizer.displayName(error.summary)
