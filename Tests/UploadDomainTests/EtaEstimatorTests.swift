@@ -117,6 +117,23 @@ struct EtaEstimatorTests {
         for _ in 1...5 { #expect(idle.advance(bytes: 0, files: 0) == nil) }
     }
 
+    /// Each request waits 2 s on the server, four at a time: every other second four files finish and the next four
+    /// files' bytes go out at once, and the second between moves nothing. Least squares through such bursts weighs
+    /// each second by its count, and the range it gave ended before half the time left.
+    @Test("files that finish in bursts: the range holds the time left")
+    func burstyFinishes() throws {
+        var script = Script(totalBytes: 100 * 48_000, totalFiles: 100)
+        _ = script.start()
+        var range: EtaRange?
+        for second in 1...20 {
+            range = second.isMultiple(of: 2)
+                ? script.advance(bytes: 4 * 48_000, files: 4) : script.advance(bytes: 0, files: 0)
+        }
+        let left = try #require(range)
+        // 60 files left at two a second.
+        #expect(Self.seconds(left.low) <= 30 && Self.seconds(left.high) >= 30, "\(left)")
+    }
+
     @Test("nothing left is a range of zero")
     func finished() {
         var script = Script(totalBytes: 4_000_000, totalFiles: 4)

@@ -112,15 +112,22 @@ public struct EtaEstimator: Sendable {
         init?(_ intervals: [Interval]) {
             var tf = 0.0
             var tb = 0.0
+            var total = (seconds: 0.0, files: 0.0, bytes: 0.0)
             for step in intervals {
                 sums.ff += step.files * step.files
                 sums.bb += step.bytes * step.bytes
                 sums.fb += step.files * step.bytes
                 tf += step.seconds * step.files
                 tb += step.seconds * step.bytes
+                total.seconds += step.seconds
+                total.files += step.files
+                total.bytes += step.bytes
             }
             guard sums.bb > 0 else { return nil }
-            if sums.ff > 0 { filesOnlyRate = tf / sums.ff }
+            // One term alone is the ratio of the window's time to its work: files that finish in bursts (four
+            // every two seconds when each request waits on the server) made the least-squares slope, which weighs
+            // each second by its count, half the time they really take.
+            if total.files > 0 { filesOnlyRate = total.seconds / total.files }
             determinant = sums.ff * sums.bb - sums.fb * sums.fb
             if sums.ff > 0, determinant / (sums.ff * sums.bb) >= 0.05 {
                 let a = (tf * sums.bb - tb * sums.fb) / determinant
@@ -134,7 +141,7 @@ public struct EtaEstimator: Sendable {
                 collinear = true
             }
             // Without a usable second term (or with a negative one) the bytes alone explain the time.
-            if !bothTerms { secondsPerByte = tb / sums.bb }
+            if !bothTerms { secondsPerByte = total.seconds / total.bytes }
             var squares = 0.0
             for step in intervals {
                 let residual = step.seconds - overhead * step.files - secondsPerByte * step.bytes
