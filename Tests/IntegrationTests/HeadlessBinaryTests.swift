@@ -83,14 +83,21 @@ struct HeadlessBinaryTests {
 
         let fifo = out.path + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
-        // Read as a pipe, to its end: Foundation's file reading takes the FIFO's size, 0, and would never open it.
-        let reader = Task.detached {
-            let descriptor = open(fifo, O_RDONLY)
-            defer { close(descriptor) }
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while case let count = read(descriptor, &buffer, buffer.count), count > 0 { bytes += buffer[..<count] }
-            return String(decoding: bytes, as: UTF8.self)
+        // Read as a pipe, to its end (Foundation's file reading takes the FIFO's size, 0, and would never open it),
+        // on a thread of its own: the open waits for the writer, and the pool's few threads serve the other tests.
+        let reader = Task {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    let descriptor = open(fifo, O_RDONLY)
+                    defer { close(descriptor) }
+                    var bytes: [UInt8] = []
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    while case let count = read(descriptor, &buffer, buffer.count), count > 0 {
+                        bytes += buffer[..<count]
+                    }
+                    continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+                }
+            }
         }
         let piped = try await ChildProcess.run(
             binary, [folder.path, "--to", server.url("/datasets/y/images"), "-q", "--results", fifo])

@@ -5,25 +5,36 @@ import Testing
 
 @Suite("ShellCommand")
 struct ShellCommandTests {
+    /// Runs it on a thread of its own, as the token provider does: it blocks, and the pool's few threads serve the
+    /// other tests meanwhile.
+    func run(_ command: String, timeout: Double) async throws -> ShellCommand.Outcome {
+        let result = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(returning: Result { try ShellCommand.run(command, timeout: timeout) })
+            }
+        }
+        return try result.get()
+    }
+
     @Test("output, exit status and standard error come back")
-    func outputAndStatus() throws {
-        let ok = try ShellCommand.run("echo t0ken", timeout: 10)
+    func outputAndStatus() async throws {
+        let ok = try await run("echo t0ken", timeout: 10)
         #expect(ok.ending == .exited(0))
         #expect(String(decoding: ok.standardOutput, as: UTF8.self) == "t0ken\n")
-        let failed = try ShellCommand.run("echo nope >&2; exit 3", timeout: 10)
+        let failed = try await run("echo nope >&2; exit 3", timeout: 10)
         #expect(failed.ending == .exited(3))
         #expect(String(decoding: failed.standardError, as: UTF8.self) == "nope\n")
     }
 
     /// A `pass` waiting on a pinentry: the shell's child holds the pipes. The whole group goes at the deadline.
     @Test("at the deadline the command and what it started are killed, and the wait ends")
-    func timeoutKillsTheGroup() throws {
+    func timeoutKillsTheGroup() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shell-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let pidFile = folder.appendingPathComponent("pid").path
         let started = ContinuousClock.now
-        let outcome = try ShellCommand.run("sleep 60 & echo $! > \(pidFile); wait", timeout: 0.5)
+        let outcome = try await run("sleep 60 & echo $! > \(pidFile); wait", timeout: 0.5)
         #expect(outcome.ending == .timedOut)
         #expect(ContinuousClock.now - started < .seconds(5))
         let written = try String(contentsOfFile: pidFile, encoding: .utf8)
@@ -34,9 +45,9 @@ struct ShellCommandTests {
     }
 
     @Test("a shell that is done does not wait for what it left in the background")
-    func backgroundChild() throws {
+    func backgroundChild() async throws {
         let started = ContinuousClock.now
-        let outcome = try ShellCommand.run("sleep 30 & echo t0ken", timeout: 20)
+        let outcome = try await run("sleep 30 & echo t0ken", timeout: 20)
         #expect(outcome.ending == .exited(0))
         #expect(String(decoding: outcome.standardOutput, as: UTF8.self) == "t0ken\n")
         #expect(ContinuousClock.now - started < .seconds(5))
