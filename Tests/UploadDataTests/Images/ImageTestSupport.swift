@@ -84,19 +84,18 @@ func pngDeclaring(width: UInt32, height: UInt32) -> [UInt8] {
 /// An 8-bit RGB PNG of a smooth gradient, stored without compression (deflate's stored blocks).
 func pngGradient(width: Int, height: Int) -> [UInt8] {
     func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
-    func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        let body = Array(type.utf8) + data
-        return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
-    }
     var raw: [UInt8] = []
     raw.reserveCapacity((width * 3 + 1) * height)
     for y in 0..<height {
         raw.append(0)  // no filter
         for x in 0..<width {
-            raw += [UInt8(x * 255 / width), UInt8(y * 255 / height), UInt8((x + y) * 255 / (width + height))]
+            raw.append(UInt8(x * 255 / width))
+            raw.append(UInt8(y * 255 / height))
+            raw.append(UInt8((x + y) * 255 / (width + height)))
         }
     }
     var zlib: [UInt8] = [0x78, 0x01]
+    zlib.reserveCapacity(raw.count + raw.count / 65_535 * 5 + 16)
     var offset = 0
     repeat {
         let length = min(65_535, raw.count - offset)
@@ -111,9 +110,25 @@ func pngGradient(width: Int, height: Int) -> [UInt8] {
         b = (b + a) % 65_521
     }
     zlib += bigEndian(b << 16 | a)
+    func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + body + bigEndian(crc32Table(body))
+    }
     let ihdr = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0]
     return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", ihdr) + chunk("IDAT", zlib)
         + chunk("IEND", [])
+}
+
+/// `crc32` by a table, for chunks of megabytes: the bitwise loop took seconds of a debug build's pool thread.
+func crc32Table(_ bytes: [UInt8]) -> UInt32 {
+    let table: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 == 1 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+        return c
+    }
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+    return crc ^ 0xFFFF_FFFF
 }
 
 /// CRC-32 as PNG uses it (ISO 3309, reflected, polynomial 0xEDB88320).

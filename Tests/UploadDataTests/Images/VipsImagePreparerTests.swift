@@ -49,18 +49,17 @@ struct VipsImagePreparerTests {
         #expect(mode == 0o700)
     }
 
-    @Test("a shrunk PNG gradient is smaller than its original: every row filter is tried, as Pillow does")
+    @Test("a shrunk PNG gradient comes out small: every row filter is tried, as Pillow does")
     func pngRowFilters() async throws {
         let scratch = try ImageScratch()
         defer { scratch.remove() }
         // Deflate finds little to repeat in a gradient's raw bytes; the row filters turn it into runs. Unfiltered,
-        // libvips wrote this 1000x667 shrink in 384 KB (more than Pillow's 120 KB for the 2400x1600 original),
-        // filtered in 33 KB.
-        let gradient = try scratch.write(pngGradient(width: 2400, height: 1600), to: "g.png")
-        let options = ImageOptions(maxDimension: 1000)
+        // libvips wrote this 500x333 shrink in 209 KB (Pillow's 1200x800 original is 30 KB), filtered in 12 KB.
+        let gradient = try scratch.write(pngGradient(width: 1200, height: 800), to: "g.png")
+        let options = ImageOptions(maxDimension: 500)
         let prepared = try #require(try await scratch.preparer.prepare(gradient, options: options))
-        #expect((prepared.width, prepared.height) == (1000, 667))
-        #expect(prepared.size < 100_000, "\(prepared.size) bytes")
+        #expect((prepared.width, prepared.height) == (500, 333))
+        #expect(prepared.size < 50_000, "\(prepared.size) bytes")
     }
 
     @Test("a PNG converted to JPEG takes the .jpg name and decodes as a JPEG")
