@@ -1,6 +1,7 @@
 import CRunService
 import Foundation
 import RunService
+import UploadData
 import UploaderCLI
 import UploaderTUI
 
@@ -126,15 +127,8 @@ struct RunLauncher {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // Dispatch blocks most signals on its threads, and this process ignores some: the run starts clean.
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | crs_spawn_setsid_flag())
+        // The run starts with clean signals, in a session of its own.
+        posix_spawnattr_setflags(&attributes, SpawnSignals.reset(&attributes) | crs_spawn_setsid_flag())
 
         var environment = ProcessInfo.processInfo.environment
         if let token { environment["UPLOADER_TOKEN"] = token }

@@ -68,8 +68,8 @@ extension UploadCommand {
         guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
         let headers = try header.map { line -> HTTPHeader in
             guard let parsed = HTTPHeader(line: line) else {
-                throw UsageError(
-                    description: "-H '\(Sanitizer.displayName(line))': not a header; expected 'Name: value' on one line")
+                let shown = Sanitizer.displayName(line)
+                throw UsageError(description: "-H '\(shown)': not a header; expected 'Name: value' on one line")
             }
             return parsed
         }
