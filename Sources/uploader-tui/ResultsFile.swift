@@ -25,6 +25,12 @@ enum ResultsFile {
         let absolute = FileScanner.absolute(argument)
         var info = stat()
         if stat(absolute, &info) == 0 {
+            // `/dev/stdout`, `/dev/fd/3`, `/proc/self/fd/1`: an open stream, whatever it leads to, is added to (as
+            // given: the absolute path has its links resolved).
+            if argument.hasPrefix("/dev/") || argument.hasPrefix("/proc/") {
+                guard access(argument, W_OK) == 0 else { throw refused(String(cString: strerror(errno))) }
+                return .stream(argument)
+            }
             switch info.st_mode & S_IFMT {
             case S_IFREG:
                 guard let resolved = realpath(absolute, nil) else { throw refused(String(cString: strerror(errno))) }
@@ -87,7 +93,8 @@ enum ResultsFile {
 
     private static func write(_ data: Data, into path: String, creating: Bool = false) throws(ResultsError) {
         let descriptor =
-            creating ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : open(path, O_WRONLY | O_CLOEXEC)
+            creating
+            ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) : open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard descriptor >= 0 else { throw ResultsError(reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
         var failure: Int32 = 0

@@ -105,6 +105,19 @@ struct HeadlessBinaryTests {
         #expect(await reader.value.contains("\"file\" : \"a.jpg\""))
         var info = stat()
         #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+
+        // /dev/stdout sent to a file with the NDJSON: the results are added after the events, not put in their place.
+        let both = out.path + "/both.ndjson"
+        let shell = try await ChildProcess.run(
+            "/bin/sh",
+            [
+                "-c", "'\(binary)' '\(folder.path)' --to '\(server.url("/datasets/z/images"))' --json --no-resume "
+                    + "--results /dev/stdout > '\(both)'",
+            ])
+        #expect(shell.status == 0, "\(shell.standardError)")
+        let text = try String(contentsOfFile: both, encoding: .utf8)
+        #expect(text.hasPrefix("{\"event\":\"queued\""), "\(text)")
+        #expect(text.contains("\"event\":\"summary\"") && text.hasSuffix("  ]\n}\n"), "\(text)")
         await server.stop()
     }
 
