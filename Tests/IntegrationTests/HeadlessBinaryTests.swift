@@ -108,12 +108,9 @@ struct HeadlessBinaryTests {
 
         // /dev/stdout sent to a file with the NDJSON: the results are added after the events, not put in their place.
         let both = out.path + "/both.ndjson"
-        let shell = try await ChildProcess.run(
-            "/bin/sh",
-            [
-                "-c", "'\(binary)' '\(folder.path)' --to '\(server.url("/datasets/z/images"))' --json --no-resume "
-                    + "--results /dev/stdout > '\(both)'",
-            ])
+        let url = server.url("/datasets/z/images")
+        let command = "'\(binary)' '\(folder.path)' --to '\(url)' --json --no-resume --results /dev/stdout > '\(both)'"
+        let shell = try await ChildProcess.run("/bin/sh", ["-c", command])
         #expect(shell.status == 0, "\(shell.standardError)")
         let text = try String(contentsOfFile: both, encoding: .utf8)
         #expect(text.hasPrefix("{\"event\":\"queued\""), "\(text)")
