@@ -34,14 +34,21 @@ public struct ProgressTracker: Sendable {
     }
 
     /// Adds a sample and returns, besides the rate and the smoothed ETA, the ETA as a range that counts the requests
-    /// the files left will cost (`EtaEstimator`).
-    public mutating func sample(at time: Duration, bytesSent: Int64, remaining: Int64, files: PhaseCounts) -> (
-        rate: Double, eta: Duration?, range: EtaRange?
-    ) {
-        let (rate, eta) = sample(at: time, bytesSent: bytesSent, remaining: remaining)
-        let range = estimator.sample(
+    /// the files left will cost (`EtaEstimator`). Under a bandwidth `cap` (bytes/s) neither comes sooner than the
+    /// bytes left take at the cap.
+    public mutating func sample(
+        at time: Duration, bytesSent: Int64, remaining: Int64, files: PhaseCounts, cap: Int64? = nil
+    ) -> (rate: Double, eta: Duration?, range: EtaRange?) {
+        let (rate, smoothed) = sample(at: time, bytesSent: bytesSent, remaining: remaining)
+        var eta = smoothed
+        var range = estimator.sample(
             at: time, bytesSent: bytesSent, filesFinished: files.done + files.failed, remainingBytes: remaining,
             remainingFiles: files.pending)
+        if let cap, cap > 0 {
+            let floor = Duration.seconds(Int64((Double(max(0, remaining)) / Double(cap)).rounded(.up)))
+            eta = eta.map { max($0, floor) }
+            range = range.map { EtaRange(low: max($0.low, floor), high: max($0.high, floor)) }
+        }
         return (rate, eta, range)
     }
 }

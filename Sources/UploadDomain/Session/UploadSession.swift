@@ -642,15 +642,8 @@ public actor UploadSession {
         }
         let sent = rowBytesSent
         let total = rowBytesTotal
-        let sampled = tracker.sample(at: now, bytesSent: sent, remaining: total - sent, files: rowCounts)
-        let rate = sampled.rate
-        var (eta, etaRange) = (sampled.eta, sampled.range)
-        // Under a cap the bytes left cannot go faster than it: neither end of the range is sooner.
-        if let limit = configuration.bandwidthLimit, let range = etaRange {
-            let floor = Duration.seconds(Int64((Double(max(0, total - sent)) / Double(limit)).rounded(.up)))
-            etaRange = EtaRange(low: max(range.low, floor), high: max(range.high, floor))
-            if let single = eta { eta = max(single, floor) }
-        }
+        let (rate, eta, etaRange) = tracker.sample(
+            at: now, bytesSent: sent, remaining: total - sent, files: rowCounts, cap: configuration.bandwidthLimit)
         let progress = BatchProgress(
             counts: rowCounts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta,
             bytesSaved: rowBytesSaved, etaRange: etaRange)
