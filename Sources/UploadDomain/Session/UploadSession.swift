@@ -105,14 +105,9 @@ public actor UploadSession {
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     private var tracker = ProgressTracker()
     private let slots: TransferSlots
-    /// The last rows handed out, and the files changed since: a snapshot rebuilds only those and the
-    /// files in flight, so 10,000 queued files cost nothing per frame.
-    private var rows: [FileSnapshot] = []
+    /// The last rows handed out, and the files changed since: a snapshot rebuilds only those and the files in flight.
+    private var rows = SnapshotRows()
     private var changed: Set<Int> = []
-    private var rowCounts = PhaseCounts()
-    private var rowBytesSent: Int64 = 0
-    private var rowBytesTotal: Int64 = 0
-    private var rowBytesSaved: Int64 = 0
     private var started = false
     /// When the last file event happened: once the batch is idle, its end, which the elapsed time stops at.
     private var lastEventAt: Duration = .zero
@@ -621,9 +616,8 @@ public actor UploadSession {
     /// The state of every file and of the batch, sampled now.
     public func snapshot() -> UploadSnapshot {
         let now = clock.now
-        if rows.count != files.count {
-            rows = files.indices.map { fileSnapshot($0, now: now) }
-            rows.forEach { account($0, sign: 1) }
+        if rows.rows.count != files.count {
+            rows.reset(files.indices.map { fileSnapshot($0, now: now) })
             changed.removeAll()
         }
         var refresh = changed
@@ -635,35 +629,20 @@ public actor UploadSession {
             {
                 _ = files[id].machine.bytesSent()
             }
-            let row = fileSnapshot(id, now: now)
-            account(rows[id], sign: -1)
-            account(row, sign: 1)
-            rows[id] = row
+            rows.replace(id, with: fileSnapshot(id, now: now))
         }
-        let sent = rowBytesSent
-        let total = rowBytesTotal
+        let (sent, total) = (rows.bytesSent, rows.bytesTotal)
         let (rate, eta, etaRange) = tracker.sample(
-            at: now, bytesSent: sent, remaining: total - sent, files: rowCounts, cap: configuration.bandwidthLimit)
+            at: now, bytesSent: sent, remaining: total - sent, files: rows.counts, cap: configuration.bandwidthLimit)
         let progress = BatchProgress(
-            counts: rowCounts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta,
-            bytesSaved: rowBytesSaved, etaRange: etaRange)
+            counts: rows.counts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta,
+            bytesSaved: rows.bytesSaved, etaRange: etaRange)
         return UploadSnapshot(
-            files: rows, progress: progress, toast: Toast(progress: progress),
+            files: rows.rows, progress: progress, toast: Toast(progress: progress),
             concurrency: configuration.concurrency, concurrencyIsAuto: configuration.autoConcurrency,
             transfersInFlight: slots.used, isIdle: isIdle, elapsed: isIdle ? lastEventAt : now,
             stopping: draining ? StopState(graceLeft: graceEnds.map { max(.zero, $0 - now) }) : nil,
             bandwidthLimit: configuration.bandwidthLimit)
-    }
-
-    /// Adds (`sign` 1) or takes away (-1) a row's share of the batch figures.
-    private func account(_ row: FileSnapshot, sign: Int64) {
-        if sign > 0 { rowCounts.add(row.phase) } else { rowCounts.remove(row.phase) }
-        if row.phase == .done, row.result?.verified != nil { rowCounts.verified += Int(sign) }
-        guard row.phase != .skipped, row.phase != .cancelled else { return }
-        if let preparation = row.preparation { rowBytesSaved += sign * (preparation.originalSize - preparation.size) }
-        rowBytesTotal += sign * row.size
-        // A failed file's bytes are on its row but not in the batch's sent: a bar at 100% would read as done.
-        if row.phase != .failed { rowBytesSent += sign * row.sent }
     }
 
     private func fileSnapshot(_ id: Int, now: Duration) -> FileSnapshot {
