@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import UploaderCLI
 
 /// Puts the settings of the profiles file (its `[defaults]` and the profile `-p` names) in front of the user's
@@ -8,12 +7,27 @@ enum ProfileArguments {
     /// Options that print something and run nothing: the arguments are left as they are.
     private static let informational: Set<String> = ["-h", "--help", "--version", "--experimental-dump-help"]
 
+    /// Where each option the profiles file set came from, so an error about its value names the file's line.
+    struct FileOrigins {
+        /// `--concurrency` (or `-H`): `config.toml:2: [defaults]`.
+        var places: [String: String] = [:]
+
+        /// A usage error about an option the file set, said with the file's line: the user never typed it.
+        func attributed(_ message: String) -> String {
+            guard message.hasPrefix("-") else { return message }
+            let option = String(message.prefix { $0 != " " && $0 != ":" && $0 != "=" })
+            return places[option].map { "\($0): \(message)" } ?? message
+        }
+    }
+
     /// The arguments to parse: unchanged without a profiles file, else with the file's settings inserted after the
-    /// subcommand's name.
+    /// subcommand's name; and where those settings came from.
     /// - Throws: `ConfigError` for a broken file or an unknown profile.
-    static func apply(to arguments: [String], environment: [String: String]) throws(ConfigError) -> [String] {
+    static func apply(
+        to arguments: [String], environment: [String: String]
+    ) throws(ConfigError) -> (arguments: [String], origins: FileOrigins) {
         let options = arguments.prefix { $0 != "--" }
-        guard informational.isDisjoint(with: options) else { return arguments }
+        guard informational.isDisjoint(with: options) else { return (arguments, FileOrigins()) }
         let command: String
         let rest: [String]
         switch arguments.first {
@@ -21,47 +35,23 @@ enum ProfileArguments {
             command = arguments[0]
             rest = Array(arguments.dropFirst())
         case "history", "config", "help", "attach", "ps", "stop", "_serve-run":
-            return arguments
+            return (arguments, FileOrigins())
         default:
             command = "upload"
             rest = arguments
         }
         let typed = CommandLineSettings(arguments: rest)
         let (file, profile) = try load(typed, environment: environment)
-        guard file != nil else { return arguments }
+        guard file != nil else { return (arguments, FileOrigins()) }
         let effective = try EffectiveSettings(
             file: file, profile: profile, commandLine: typed, forDelete: command == "delete")
-        fileOrigins.withLock { origins in
-            for setting in effective.settings {
-                guard let place = Self.place(setting.origin) else { continue }
-                if let long = setting.key.long { origins["--" + long] = place }
-                if let short = setting.key.short { origins["-" + String(short)] = place }
-            }
+        var origins = FileOrigins()
+        for setting in effective.settings {
+            guard let place = setting.origin.fileLocation else { continue }
+            if let long = setting.key.long { origins.places["--" + long] = place }
+            if let short = setting.key.short { origins.places["-" + String(short)] = place }
         }
-        return [command] + effective.fileArguments + rest
-    }
-
-    /// Where each option the file set came from (`--concurrency`: `config.toml:2: [defaults]`).
-    private static let fileOrigins = Mutex<[String: String]>([:])
-
-    private static func place(_ origin: EffectiveSettings.Origin) -> String? {
-        func file(_ path: String, _ line: Int?) -> String {
-            let name = path.split(separator: "/").last.map(String.init) ?? path
-            return line.map { "\(name):\($0)" } ?? name
-        }
-        switch origin {
-        case .profile(let name, let path, let line): return "\(file(path, line)): profile '\(name)'"
-        case .defaults(let path, let line): return "\(file(path, line)): [defaults]"
-        case .flag, .combined, .builtIn: return nil
-        }
-    }
-
-    /// A usage error about an option the profiles file set, said with the file's line: the user never typed it.
-    static func attributed(_ message: String) -> String {
-        guard message.hasPrefix("-") else { return message }
-        let option = String(message.prefix { $0 != " " && $0 != ":" && $0 != "=" })
-        guard let place = fileOrigins.withLock({ $0[option] }) else { return message }
-        return "\(place): \(message)"
+        return ([command] + effective.fileArguments + rest, origins)
     }
 
     /// The profiles file and the profile chosen (`-p`, else `$UPLOADER_PROFILE`); warns on stderr when the file

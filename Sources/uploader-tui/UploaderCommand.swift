@@ -29,9 +29,9 @@ struct UploaderCommand: AsyncParsableCommand {
         let journal = JournalOpening(first: { _ = CurlEngine.warmUp() })
         var parsed: any ParsableCommand
         let environment = ProcessInfo.processInfo.environment
-        let arguments: [String]
+        let (arguments, origins): ([String], ProfileArguments.FileOrigins)
         do {
-            arguments = try ProfileArguments.apply(
+            (arguments, origins) = try ProfileArguments.apply(
                 to: Array(CommandLine.arguments.dropFirst()), environment: environment)
         } catch {
             FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
@@ -87,7 +87,7 @@ struct UploaderCommand: AsyncParsableCommand {
                 status = .usage
             }
         } catch {
-            let message = ProfileArguments.attributed("\(error)")
+            let message = origins.attributed("\(error)")
             FileHandle.standardError.write(Data("uploader-tui: \(message)\n".utf8))
             status = error is UsageError ? .usage : .nothingToUpload
         }
@@ -123,16 +123,21 @@ struct UploaderCommand: AsyncParsableCommand {
         _ serve: ServeRunCommand, journal: JournalOpening, environment: [String: String]
     ) async throws -> ExitStatus {
         guard RunDirectory.isValid(serve.id) else { throw UsageError(description: "_serve-run: not a run ID") }
-        let arguments: [String]
+        let (arguments, origins): ([String], ProfileArguments.FileOrigins)
         do {
-            arguments = try ProfileArguments.apply(to: serve.arguments, environment: environment)
+            (arguments, origins) = try ProfileArguments.apply(to: serve.arguments, environment: environment)
         } catch {
             throw UsageError(description: "\(error)")
         }
         guard let upload = try parseAsRoot(arguments) as? UploadCommand else {
             throw UsageError(description: "_serve-run: not the arguments of an upload")
         }
-        var plan = try upload.makePlan(journal: journal, environment: environment)
+        var plan: UploadPlan
+        do {
+            plan = try upload.makePlan(journal: journal, environment: environment)
+        } catch let error as UsageError {
+            throw UsageError(description: origins.attributed(error.description))
+        }
         plan.service = serve.id
         return try await UploadRun(plan: plan).run()
     }

@@ -26,6 +26,15 @@ public struct EffectiveSettings: Sendable {
             }
         }
 
+        /// Where in the file, for an error about the value: `config.toml:5: profile 'pets'`; nil for a flag.
+        public var fileLocation: String? {
+            switch self {
+            case .profile(let name, let file, let line): "\(Self.place(file, line)): profile '\(name)'"
+            case .defaults(let file, let line): "\(Self.place(file, line)): [defaults]"
+            case .flag, .combined, .builtIn: nil
+            }
+        }
+
         private static func place(_ file: String, _ line: Int?) -> String {
             let name = file.split(separator: "/").last.map(String.init) ?? file
             return line.map { "\(name):\($0)" } ?? name
