@@ -133,6 +133,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// never gets two `Authorization` or `Content-Type` lines to choose from. A multipart body keeps its own
     /// `Content-Type`: its boundary is what the parts are cut by.
     static func merged(own: [String], user: [HTTPHeader], multipart: Bool) -> [String] {
+        guard !user.isEmpty else { return own }
         let named = Set(user.map { $0.name.lowercased() })
         let userLines = user.filter { !(multipart && $0.name.lowercased() == "content-type") }
             .map { "\($0.name): \($0.value)" }
