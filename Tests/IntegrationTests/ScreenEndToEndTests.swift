@@ -109,7 +109,7 @@ struct ScreenEndToEndTests {
             "--no-resume",
         ].map { "'\($0)'" }.joined(separator: " ")
         let tmux = try await TmuxDriver.start(command: "\(command); echo EXIT=$?; sleep 60")
-        do {
+        try await Self.stopping(tmux, server) {
             _ = try await tmux.waitFor { $0.contains("uploading") }
             try await tmux.send("C-c")
             _ = try await tmux.waitFor { $0.contains("Ctrl-C again to abort") }
@@ -117,6 +117,15 @@ struct ScreenEndToEndTests {
             let after = try await tmux.waitFor { $0.contains("EXIT=") }
             #expect(after.contains("4 files: 0 done, 0 failed, 4 cancelled"), "\(after)")
             #expect(after.contains("EXIT=130"), "\(after)")
+        }
+    }
+
+    /// Runs `body`, then stops the tmux server and the reference server, whether it threw or not.
+    static func stopping(
+        _ tmux: TmuxDriver, _ server: ServerFixture, _ body: () async throws -> Void
+    ) async throws {
+        do {
+            try await body()
         } catch {
             await tmux.stop()
             await server.stop()
@@ -144,16 +153,10 @@ struct ScreenEndToEndTests {
         var environment = ["LANG": "C.UTF-8", "TERM": "xterm-256color"]
         environment["UPLOADER_TOKEN"] = secret
         let tmux = try await TmuxDriver.start(command: "\(command); sleep 60", environment: environment)
-        do {
+        try await Self.stopping(tmux, server) {
             try await tmux.setOption("set-clipboard", "on")
             try await driveCopy(tmux, secret: secret)
-        } catch {
-            await tmux.stop()
-            await server.stop()
-            throw error
         }
-        await tmux.stop()
-        await server.stop()
     }
 
     private func driveCopy(_ tmux: TmuxDriver, secret: String) async throws {
