@@ -40,10 +40,15 @@ struct ConfigShowCommand: ParsableCommand {
             // A broken file is a usage error here too (exit 2), as for a run.
             throw UsageError(description: error.description)
         }
+        // What a run would refuse is refused here, said with the file's line when the file set it.
+        let origins = ProfileArguments.FileOrigins(effective)
         do {
-            _ = try UploadCommand.parse(effective.fileArguments + options)
+            let command = try UploadCommand.parse(effective.fileArguments + options)
+            try TLSOptions.checkFiles(of: command.checkedOptions(environment: environment).engineOptions)
+        } catch let error as UsageError {
+            throw UsageError(description: origins.attributed(error.description))
         } catch {
-            throw UsageError(description: UploadCommand.message(for: error))
+            throw UsageError(description: origins.attributed(UploadCommand.message(for: error)))
         }
         let builtIn = Self.builtInDefaults()
         let given = Dictionary(uniqueKeysWithValues: effective.settings.map { ($0.key.name, $0) })

@@ -12,6 +12,16 @@ enum ProfileArguments {
         /// `--concurrency` (or `-H`): `config.toml:2: [defaults]`.
         var places: [String: String] = [:]
 
+        init() {}
+
+        init(_ effective: EffectiveSettings) {
+            for setting in effective.settings {
+                guard let place = setting.origin.fileLocation else { continue }
+                if let long = setting.key.long { places["--" + long] = place }
+                if let short = setting.key.short { places["-" + String(short)] = place }
+            }
+        }
+
         /// A usage error about an option the file set, said with the file's line: the user never typed it.
         func attributed(_ message: String) -> String {
             guard message.hasPrefix("-") else { return message }
@@ -45,13 +55,7 @@ enum ProfileArguments {
         guard file != nil else { return (arguments, FileOrigins()) }
         let effective = try EffectiveSettings(
             file: file, profile: profile, commandLine: typed, forDelete: command == "delete")
-        var origins = FileOrigins()
-        for setting in effective.settings {
-            guard let place = setting.origin.fileLocation else { continue }
-            if let long = setting.key.long { origins.places["--" + long] = place }
-            if let short = setting.key.short { origins.places["-" + String(short)] = place }
-        }
-        return ([command] + effective.fileArguments + rest, origins)
+        return ([command] + effective.fileArguments + rest, FileOrigins(effective))
     }
 
     /// The profiles file and the profile chosen (`-p`, else `$UPLOADER_PROFILE`); warns on stderr when the file

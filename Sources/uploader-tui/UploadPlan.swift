@@ -54,6 +54,24 @@ struct UploadPlan {
     var service: String?
 }
 
+/// The option values a run checks before it looks at any file.
+struct CheckedOptions {
+    var headers: [HTTPHeader]
+    var fields: [FormField]
+    var batchRules: BatchRules
+    var fileSelection: FileSelection
+    var imageOptions: ImageOptions
+    /// `--concurrency`, or nil for auto.
+    var width: Int?
+    var batchSize: Int
+    var bandwidthLimit: Int64?
+    var bearer: String?
+    var tokenSource: TokenSource?
+    /// The token requests carry: "" when a token source fetches the first one.
+    var carriedToken: String?
+    var engineOptions: CurlEngine.Options
+}
+
 /// Where new bearer tokens come from.
 enum TokenSource {
     case command(String)
@@ -61,11 +79,9 @@ enum TokenSource {
 }
 
 extension UploadCommand {
-    /// - Parameters:
-    ///   - journal: The opening started with `main`; told the journal's path, or to skip it.
-    ///   - environment: The process's environment, read once by `main`.
-    func makePlan(journal opening: JournalOpening, environment: [String: String]) throws -> UploadPlan {
-        guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
+    /// Every option value checked on its own, before any file, journal or destination is looked at: what a run
+    /// refuses, `config show` refuses too.
+    func checkedOptions(environment: [String: String]) throws -> CheckedOptions {
         let headers = try header.map { line -> HTTPHeader in
             guard let parsed = HTTPHeader(line: line) else {
                 let shown = Sanitizer.displayName(line)
@@ -150,8 +166,38 @@ extension UploadCommand {
         if retryFailed, noResume {
             throw UsageError(description: "--retry-failed needs the journal; drop --no-resume")
         }
+        if presign != nil, presignBatch < 1 {
+            throw UsageError(description: "--presign-batch takes a number of files, 1 or more, not \(presignBatch)")
+        }
+        if let to, to.lowercased().hasPrefix("s3://") {
+            _ = try s3Sizes()
+        } else if let to {
+            _ = try Self.validate(url: to, option: "--to")
+        }
+        if let put { _ = try Self.validate(url: put, option: "--put") }
+        if let presign { _ = try Self.validate(url: presign, option: "--presign") }
+        do {
+            _ = try RunLog.threshold(logLevel)
+        } catch {
+            throw UsageError(description: error.description)
+        }
         var engineOptions = CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout)
         try tls.apply(to: &engineOptions, environment: environment)
+        return CheckedOptions(
+            headers: headers, fields: fields, batchRules: batchRules, fileSelection: fileSelection,
+            imageOptions: imageOptions, width: width, batchSize: batchSize, bandwidthLimit: bandwidthLimit,
+            bearer: bearer, tokenSource: tokenSource, carriedToken: carried, engineOptions: engineOptions)
+    }
+
+    /// - Parameters:
+    ///   - journal: The opening started with `main`; told the journal's path, or to skip it.
+    ///   - environment: The process's environment, read once by `main`.
+    func makePlan(journal opening: JournalOpening, environment: [String: String]) throws -> UploadPlan {
+        guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
+        let checked = try checkedOptions(environment: environment)
+        let (headers, fields, width) = (checked.headers, checked.fields, checked.width)
+        let (bearer, tokenSource, carried) = (checked.bearer, checked.tokenSource, checked.carriedToken)
+        let (imageOptions, engineOptions) = (checked.imageOptions, checked.engineOptions)
         let journalPath =
             noResume ? nil : FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: environment))
 
@@ -166,16 +212,13 @@ extension UploadCommand {
             destination = .planner(
                 MultipartPlanner(
                     url: target, fileField: field, fields: fields, headers: headers, token: carried,
-                    batchSize: batchSize, idempotencyKeys: !noIdempotencyKey))
+                    batchSize: checked.batchSize, idempotencyKeys: !noIdempotencyKey))
         case (nil, let url?, nil):
             target = try Self.validate(url: url, option: "--put")
             destination = .planner(
                 PutPlanner(baseURL: target, headers: headers, token: carried, idempotencyKeys: !noIdempotencyKey))
         case (nil, nil, let url?):
             target = try Self.validate(url: url, option: "--presign")
-            guard presignBatch >= 1 else {
-                throw UsageError(description: "--presign-batch takes a number of files, 1 or more, not \(presignBatch)")
-            }
             destination = .presign(
                 endpoint: target, token: carried, headers: headers, mediaType: mediaType, batch: presignBatch)
         case (nil, nil, nil):
@@ -219,7 +262,8 @@ extension UploadCommand {
         let scan: FileScanner.Result
         do {
             scan = try FileScanner(
-                recursive: recursive, includeHidden: hidden, followSymlinks: followSymlinks, selection: fileSelection
+                recursive: recursive, includeHidden: hidden, followSymlinks: followSymlinks,
+                selection: checked.fileSelection
             ).scan(paths)
         } catch {
             journalOpening?.abandon()
@@ -239,7 +283,7 @@ extension UploadCommand {
         }
         // The rules see the batch that would be sent: links and repeated content left out.
         let (items, duplicateNotes) = rules.applyingDuplicates(to: scan.items)
-        let (violations, warnings) = rules.check(batchRules, items)
+        let (violations, warnings) = rules.check(checked.batchRules, items)
         guard violations.isEmpty || dryRun else {
             journalOpening?.abandon()
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
@@ -251,12 +295,6 @@ extension UploadCommand {
         }
         let headless = isHeadless(environment: environment)
         var log: RunLog?
-        do {
-            _ = try RunLog.threshold(logLevel)
-        } catch {
-            journalOpening?.abandon()
-            throw UsageError(description: error.description)
-        }
         if let logFile, !dryRun {
             do {
                 log = try RunLog.open(path: logFile, level: logLevel)
@@ -272,7 +310,8 @@ extension UploadCommand {
             configuration: UploadSession.Configuration(
                 concurrency: width ?? ConcurrencyTuner.initialWidth, retryPolicy: RetryPolicy(maxRetries: retries),
                 failFast: failFast, tokenRefreshes: tokenSource == nil ? 0 : 2,
-                grace: .milliseconds(Int64(grace * 1000)), imageOptions: imageOptions, bandwidthLimit: bandwidthLimit,
+                grace: .milliseconds(Int64(grace * 1000)), imageOptions: imageOptions,
+                bandwidthLimit: checked.bandwidthLimit,
                 verify: verify, autoConcurrency: width == nil),
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
@@ -287,6 +326,16 @@ extension UploadCommand {
 
     /// S3 with the upload's sizes, each checked before anything is sent.
     func makeS3Planner(_ url: String) throws -> S3Planner {
+        let (threshold, part, algorithm) = try s3Sizes()
+        // With auto, the session's slots bound the parts in flight as they bound everything else.
+        let parts = try concurrencyWidth() ?? ConcurrencyTuner.range.upperBound
+        var planner = try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: parts)
+        planner.checksumAlgorithm = algorithm
+        return planner
+    }
+
+    /// `--multipart-threshold`, `--part-size` and `--checksum-algorithm`, checked.
+    func s3Sizes() throws -> (threshold: Int64, part: Int64, algorithm: S3ChecksumAlgorithm) {
         guard let threshold = ByteSize.parse(multipartThreshold), threshold > 0 else {
             throw UsageError(description: "--multipart-threshold takes a size such as 64M, not '\(multipartThreshold)'")
         }
@@ -296,11 +345,7 @@ extension UploadCommand {
         guard let algorithm = S3ChecksumAlgorithm(rawValue: checksumAlgorithm.uppercased()) else {
             throw UsageError(description: "--checksum-algorithm takes crc32 or sha256, not '\(checksumAlgorithm)'")
         }
-        // With auto, the session's slots bound the parts in flight as they bound everything else.
-        let parts = try concurrencyWidth() ?? ConcurrencyTuner.range.upperBound
-        var planner = try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: parts)
-        planner.checksumAlgorithm = algorithm
-        return planner
+        return (threshold, part, algorithm)
     }
 
     /// `--concurrency`: the fixed width, or nil for `auto`.
