@@ -36,15 +36,18 @@ public struct RunRecord: Codable, Sendable {
         try Self.write(try JSONEncoder().encode(self), to: directory.recordPath(info.id))
     }
 
-    /// The batch as run `id` ended; nil once a screen has shown it (or when it cannot be read).
-    public static func readLast(_ id: String, in directory: RunDirectory) -> WireSnapshot? {
+    /// The screen run `id` ended with; nil once a screen has shown it (or when it cannot be read).
+    public static func readLast(_ id: String, in directory: RunDirectory) -> LastScreen? {
         guard let data = FileManager.default.contents(atPath: directory.lastPath(id)) else { return nil }
-        return try? JSONDecoder().decode(WireSnapshot.self, from: data)
+        let decoder = JSONDecoder()
+        // A run of an earlier version kept the snapshot alone.
+        return (try? decoder.decode(LastScreen.self, from: data))
+            ?? (try? decoder.decode(WireSnapshot.self, from: data)).map { LastScreen(snapshot: $0) }
     }
 
-    /// Keeps `snapshot` as the batch run `id` ended with, for `attach`.
-    public static func writeLast(_ snapshot: WireSnapshot, id: String, in directory: RunDirectory) throws {
-        try write(try JSONEncoder().encode(snapshot), to: directory.lastPath(id))
+    /// Keeps `last` as the screen run `id` ended with, for `attach`.
+    public static func writeLast(_ last: LastScreen, id: String, in directory: RunDirectory) throws {
+        try write(try JSONEncoder().encode(last), to: directory.lastPath(id))
     }
 
     /// Forgets the last snapshot of run `id`: a screen has shown it.
@@ -62,5 +65,21 @@ public struct RunRecord: Codable, Sendable {
             unlink(temporary)
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
+    }
+}
+
+/// What the screen of a run that ended unwatched shows when it is attached: every row, the graph's last minute and
+/// each file's curl command (the run process that could answer for them is gone).
+public struct LastScreen: Codable, Sendable, Equatable {
+    public var snapshot: WireSnapshot
+    /// Bytes per second, a reading a second, oldest first.
+    public var rates: [Double]
+    /// By row; empty when not kept.
+    public var curlCommands: [String]
+
+    public init(snapshot: WireSnapshot, rates: [Double] = [], curlCommands: [String] = []) {
+        self.snapshot = snapshot
+        self.rates = rates
+        self.curlCommands = curlCommands
     }
 }

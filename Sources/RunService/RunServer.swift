@@ -100,6 +100,15 @@ public final class RunServer: Sendable {
         Task { await broadcast() }
     }
 
+    /// The graph's last minute, up to the batch's end (`bytesSent`, its last reading): bytes per second, a reading
+    /// a second, oldest first.
+    public func finalRates(bytesSent: Int64) -> [Double] {
+        state.withLock { state in
+            state.recordRate(bytesSent: bytesSent, since: started)
+            return state.rates.samples
+        }
+    }
+
     /// Screens attached now.
     public var screens: Int { state.withLock { $0.screens } }
     /// Whether any screen has attached since the start.

@@ -46,13 +46,15 @@ struct AttachCommand: ParsableCommand {
             throw UsageError(description: "attach needs a terminal: \(cause); uploader-tui ps shows the run's progress")
         }
         if var record, record.hasEnded {
-            guard let snapshot = last?.applied(to: [], curl: { _ in LazyText { "" } }) else {
+            let commands = last?.curlCommands ?? []
+            let curl = { (row: Int) in LazyText { commands.indices.contains(row) ? commands[row] : "" } }
+            guard let last, let snapshot = last.snapshot.applied(to: [], curl: curl) else {
                 return AttachedScreen.fail(RunServiceError(.ended, id: id, detail: RunLookup.ending(record)))
             }
             record.seen = true
             try? record.write(in: directory)
             RunRecord.removeLast(id, in: directory)
-            return await EndedScreen(record: record, snapshot: snapshot).run()
+            return await EndedScreen(record: record, snapshot: snapshot, rates: last.rates).run()
         }
         return await AttachedScreen(id: id, directory: directory).run()
     }
@@ -102,10 +104,13 @@ enum RunLookup {
 struct EndedScreen {
     let record: RunRecord
     let snapshot: UploadSnapshot
+    /// The graph's last minute.
+    let rates: [Double]
 
     func run() async -> ExitStatus {
         FileHandle.standardOutput.write(Data("\u{7}".utf8))
-        let configuration = TUIConfiguration(source: record.info.source, destination: record.info.destination)
+        var configuration = TUIConfiguration(source: record.info.source, destination: record.info.destination)
+        configuration.recentRates = RateHistory(samples: rates)
         do {
             _ = try await TUIApp.run(session: FixedController(final: snapshot), configuration: configuration)
         } catch {

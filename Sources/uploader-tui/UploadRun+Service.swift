@@ -101,7 +101,12 @@ struct ServedRun {
         record.endedAt = Date().timeIntervalSince1970
         record.seen = server.endSeen
         // Before the record says the run ended, so whoever reads that finds the snapshot too.
-        if !record.seen { try? RunRecord.writeLast(WireSnapshot(snapshot), id: info.id, in: server.directory) }
+        if !record.seen {
+            let last = LastScreen(
+                snapshot: WireSnapshot(snapshot), rates: server.finalRates(bytesSent: snapshot.progress.bytesSent),
+                curlCommands: snapshot.files.map(\.curlCommand))
+            try? RunRecord.writeLast(last, id: info.id, in: server.directory)
+        }
         try? record.write(in: server.directory)
         server.end(snapshot, exitCode: status.rawValue)
         // The run's log holds what the run process said; nothing said, nothing kept.

@@ -127,7 +127,9 @@ struct DetachTests {
         let folder = try TestFolder("detach-flag")
         for i in 0..<3 { try folder.write("p\(i).png", size: 60_000, seed: UInt64(40 + i), prefix: Magic.png) }
         let arguments = [
-            folder.path, "--to", server.url("/datasets/flag/images"), "--limit-rate", "100K", "--detach",
+            // One at a time, 1.8 s: the graph has seconds to show.
+            folder.path, "--to", server.url("/datasets/flag/images"), "--limit-rate", "100K", "--concurrency", "1",
+            "--detach",
             "--journal", folder.path + ".journal",
         ]
         let started = try await ChildProcess.run(ChildProcess.uploaderBinary, arguments, environment: environment)
@@ -158,8 +160,14 @@ struct DetachTests {
         let tmux = try await TmuxDriver.start(
             command: "\(attach); echo $? > '\(exitFile)'; sleep 60", environment: tmuxEnvironment)
         defer { Task { await tmux.stop() } }
-        let screen = try await tmux.waitFor(timeout: .seconds(20)) { $0.contains("Upload complete") }
+        var screen = try await tmux.waitFor(timeout: .seconds(20)) { $0.contains("Upload complete") }
         #expect(screen.contains("Upload complete") && screen.contains("done 3"), "\(screen)")
+        // The run process is gone, yet its last screen has the graph of its seconds and each file's curl command.
+        #expect(screen.contains("peak ") && !screen.contains("throughput graph"), "\(screen)")
+        try await tmux.send("Enter")
+        screen = try await tmux.waitFor { $0.contains("y copies it") }
+        #expect(screen.contains("curl ") && screen.contains("/datasets/flag/images"), "\(screen)")
+        try await tmux.send("Escape")
         try await tmux.send("q")
         try await waitUntil("attach to leave", timeout: .seconds(10)) {
             FileManager.default.fileExists(atPath: exitFile)
