@@ -1,8 +1,9 @@
 # uploader-tui — build, test and demo on a fresh Debian machine.
 SHELL := /bin/bash
-# openssl and nginx: the TLS tests make certificates and serve them over TLS on 127.0.0.1.
+# openssl and nginx: the TLS tests make certificates and serve them over TLS on 127.0.0.1. zsh and fish: the
+# completion tests run the scripts in the shells they are for.
 APT_PACKAGES := libcurl4-openssl-dev zlib1g-dev libncurses-dev libsqlite3-dev libxxhash-dev xxhash libvips-dev tmux curl python3 python3-pip man-db make \
-	openssl nginx
+	openssl nginx zsh fish
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BIN := $(shell swift build --show-bin-path 2>/dev/null || echo .build/debug)
 BENCH_APT_PACKAGES := nginx libnginx-mod-http-dav-ext rclone hyperfine time libvips-tools iproute2 openssl tmux

@@ -16,7 +16,9 @@ struct AttachCommand: ParsableCommand {
             version).
             """)
 
-    @Argument(help: ArgumentHelp("The run's ID, as `ps` lists it.", valueName: "run"))
+    @Argument(
+        help: ArgumentHelp("The run's ID, as `ps` lists it.", valueName: "run"),
+        completion: .custom { _, _, _ in RunLookup.completing(includingUnseenEnds: true) })
     var run: String?
 
     func execute(environment: [String: String]) async throws -> ExitStatus {
@@ -70,6 +72,15 @@ enum RunLookup {
                 description: "'\(Sanitizer.displayName(id))' is not a run ID (hex digits, as `uploader-tui ps` lists)")
         }
         return id
+    }
+
+    /// The IDs a shell completes: the runs still running, newest first, and those ended and not yet seen when
+    /// `includingUnseenEnds`.
+    static func completing(includingUnseenEnds: Bool) -> [String] {
+        let directory = RunDirectory(environment: ProcessInfo.processInfo.environment)
+        return directory.ids().compactMap { RunRecord.read($0, in: directory) }
+            .filter { !$0.hasEnded || (includingUnseenEnds && !$0.seen) }
+            .sorted { $0.info.started > $1.info.started }.map(\.info.id)
     }
 
     /// The newest run still running, or ended and not yet seen.

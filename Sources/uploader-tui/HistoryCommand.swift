@@ -11,7 +11,8 @@ struct HistoryCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The journal (default $XDG_STATE_HOME/uploader-tui/journal.sqlite).", valueName: "path"))
+            "The journal (default $XDG_STATE_HOME/uploader-tui/journal.sqlite).", valueName: "path"),
+        completion: .file())
     var journal: String?
 
     @Option(parsing: .unconditional, help: "Runs to list, newest first.")

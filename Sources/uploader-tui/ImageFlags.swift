@@ -10,7 +10,9 @@ struct ImageFlags: ParsableArguments {
             valueName: "px"))
     var maxDimension: Int?
 
-    @Option(help: ArgumentHelp("Re-encode images as jpeg or webp (HEIC, PNG, WebP, TIFF in).", valueName: "format"))
+    @Option(
+        help: ArgumentHelp("Re-encode images as jpeg or webp (HEIC, PNG, WebP, TIFF in).", valueName: "format"),
+        completion: .list(["jpeg", "webp"]))
     var convert: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Encoder quality for resized or converted images, 1-100.", valueName: "q"))

@@ -5,7 +5,9 @@ import UploaderCLI
 /// arguments, before ArgumentParser parses them: see `EffectiveSettings` for the precedence.
 enum ProfileArguments {
     /// Options that print something and run nothing: the arguments are left as they are.
-    private static let informational: Set<String> = ["-h", "--help", "--version", "--experimental-dump-help"]
+    private static let informational: Set<String> = [
+        "-h", "--help", "--version", "--experimental-dump-help", "--generate-completion-script", "---completion",
+    ]
 
     /// Where each option the profiles file set came from, so an error about its value names the file's line.
     struct FileOrigins {

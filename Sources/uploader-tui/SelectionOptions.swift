@@ -35,7 +35,8 @@ struct SelectionOptions: ParsableArguments {
         help: ArgumentHelp(
             "Send in this order: name, size or mtime, with ,desc for the largest or newest first (default: the "
                 + "order of the arguments, each folder by name).",
-            valueName: "key[,desc]"))
+            valueName: "key[,desc]"),
+        completion: .list(["name", "size", "mtime", "name,desc", "size,desc", "mtime,desc"]))
     var orderBy: String?
 
     /// The selection as given; a pattern, age or order that is not one is a usage error.

@@ -14,7 +14,9 @@ struct StopCommand: ParsableCommand {
             or killed), 5 refused (another user's run, another protocol version).
             """)
 
-    @Argument(help: ArgumentHelp("The run's ID, as `ps` lists it.", valueName: "run"))
+    @Argument(
+        help: ArgumentHelp("The run's ID, as `ps` lists it.", valueName: "run"),
+        completion: .custom { _, _, _ in RunLookup.completing(includingUnseenEnds: false) })
     var run: String
 
     func execute(environment: [String: String]) async throws -> ExitStatus {

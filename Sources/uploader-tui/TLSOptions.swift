@@ -10,22 +10,26 @@ struct TLSOptions: ParsableArguments {
         help: ArgumentHelp(
             "Trust the CA certificates in this PEM file instead of the system's (default: $CURL_CA_BUNDLE, else "
                 + "$SSL_CERT_FILE, when neither --cacert nor --capath is given).",
-            valueName: "file"))
+            valueName: "file"),
+        completion: .file())
     var cacert: String?
 
     @Option(
         help: ArgumentHelp(
             "Trust the CA certificates in this folder (hashed names, as `openssl rehash` makes; default: "
                 + "$SSL_CERT_DIR unless $CURL_CA_BUNDLE is set).",
-            valueName: "dir"))
+            valueName: "dir"),
+        completion: .directory)
     var capath: String?
 
     @Option(
         help: ArgumentHelp(
-            "Client certificate for mutual TLS (PEM; it may hold the key too).", valueName: "file"))
+            "Client certificate for mutual TLS (PEM; it may hold the key too).", valueName: "file"),
+        completion: .file())
     var cert: String?
 
-    @Option(help: ArgumentHelp("Private key of --cert (PEM, without a pass phrase).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Private key of --cert (PEM, without a pass phrase).", valueName: "file"), completion: .file())
     var key: String?
 
     @Option(

@@ -21,7 +21,7 @@ struct UploadCommand: ParsableCommand {
             interrupted.
             """)
 
-    @Argument(help: "Files or folders to upload.")
+    @Argument(help: "Files or folders to upload.", completion: .file())
     var paths: [String] = []
 
     @OptionGroup(title: "Profiles (config.toml)")
@@ -48,7 +48,8 @@ struct UploadCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Write a JSON list of every file's outcome (media ID, key, status) in input order.", valueName: "file"))
+            "Write a JSON list of every file's outcome (media ID, key, status) in input order.", valueName: "file"),
+        completion: .file())
     var results: String?
 
     @OptionGroup(title: "S3")
@@ -66,7 +67,8 @@ struct UploadCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "S3: the checksum each upload carries, which S3 checks and keeps: crc32 or sha256.", valueName: "name"))
+            "S3: the checksum each upload carries, which S3 checks and keeps: crc32 or sha256.", valueName: "name"),
+        completion: .list(["crc32", "sha256"]))
     var checksumAlgorithm = "crc32"
 
     @Option(help: "Form field name for files.")
@@ -100,7 +102,8 @@ struct UploadCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Journal of outcomes (default $XDG_STATE_HOME/uploader-tui/journal.sqlite).", valueName: "path"))
+            "Journal of outcomes (default $XDG_STATE_HOME/uploader-tui/journal.sqlite).", valueName: "path"),
+        completion: .file())
     var journal: String?
 
     @Flag(help: "Ignore the journal: upload everything and record nothing.")
@@ -114,7 +117,8 @@ struct UploadCommand: ParsableCommand {
         help: ArgumentHelp(
             "Requests in flight at once: auto (from 4, widened while goodput grows, narrowed when it stops or "
                 + "requests fail) or 1-64.",
-            valueName: "n|auto"))
+            valueName: "n|auto"),
+        completion: .list(["auto"]))
     var concurrency = "auto"
 
     @Option(parsing: .unconditional, help: "Retries per file for connection errors, timeouts, 408, 429 and 5xx.")
@@ -163,13 +167,15 @@ struct UploadCommand: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Append a log of the run (each file's phases, retries, failures; never a token) to this file.",
-            valueName: "path"))
+            valueName: "path"),
+        completion: .file())
     var logFile: String?
 
     @Option(
         help: ArgumentHelp(
             "Least severe entries written to --log-file: debug, info, warning or error.",
-            valueName: "level"))
+            valueName: "level"),
+        completion: .list(["debug", "info", "warning", "error"]))
     var logLevel = "info"
 
     @Flag(help: "Leave the screen when the batch ends instead of waiting for 'q'.")

@@ -29,6 +29,10 @@ struct UploaderCommand: AsyncParsableCommand {
         let journal = JournalOpening(first: { _ = CurlEngine.warmUp() })
         var parsed: any ParsableCommand
         let environment = ProcessInfo.processInfo.environment
+        if let script = completionScript(Array(CommandLine.arguments.dropFirst())) {
+            print(script, terminator: "")
+            ProcessExit.now(ExitStatus.success.rawValue)
+        }
         let (arguments, origins): ([String], ProfileArguments.FileOrigins)
         do {
             (arguments, origins) = try ProfileArguments.apply(
@@ -108,6 +112,18 @@ struct UploaderCommand: AsyncParsableCommand {
         return try parseAsRoot(arguments)
     }
 
+    /// `--generate-completion-script SHELL` (or `=SHELL`) alone: the script, taught upload's short form.
+    private static func completionScript(_ arguments: [String]) -> String? {
+        let flag = "--generate-completion-script"
+        let shell: String
+        switch arguments.count {
+        case 2 where arguments[0] == flag: shell = arguments[1]
+        case 1 where arguments[0].hasPrefix(flag + "="): shell = String(arguments[0].dropFirst(flag.count + 1))
+        default: return nil
+        }
+        return CompletionScript.generate(shell)
+    }
+
     /// The subcommands' names (and `help`), which only the root parse knows; `_commandName` is ArgumentParser's own
     /// (the configured name, else the one it derives from the type).
     private static let rootWords: Set<String> = Set(
@@ -115,7 +131,7 @@ struct UploaderCommand: AsyncParsableCommand {
 
     /// What the root answers itself.
     private static let rootFlags: Set<String> = [
-        "-h", "--help", "-help", "--version", "--generate-completion-script", "--experimental-dump-help",
+        "-h", "--help", "-help", "--version", "--generate-completion-script", "---completion", "--experimental-dump-help",
     ]
 
     /// The run process of an interactive run: the typed arguments parsed again, profiles included (issue 18).
