@@ -20,8 +20,11 @@ struct HistoryCommand: ParsableCommand {
 
     /// Prints one block per run; exit 2 when the journal cannot be read.
     func execute() throws -> ExitStatus {
-        guard limit >= 1 else { throw UsageError(description: "--limit takes a number of runs, 1 or more, not \(limit)") }
-        let path = FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: ProcessInfo.processInfo.environment))
+        guard limit >= 1 else {
+            throw UsageError(description: "--limit takes a number of runs, 1 or more, not \(limit)")
+        }
+        let path = FileScanner.absolute(
+            journal ?? SQLiteJournal.defaultPath(environment: ProcessInfo.processInfo.environment))
         guard FileManager.default.fileExists(atPath: path) else {
             print("no runs yet (no journal at \(Sanitizer.displayName(path)))")
             return .success
@@ -37,7 +40,8 @@ struct HistoryCommand: ParsableCommand {
         for run in runs {
             let counts = run.counts
             var line = "run \(run.id)  \(formatter.string(from: run.startedAt))  "
-            line += "\(counts.done) done, \(counts.failed) failed, \(counts.cancelled) cancelled, \(counts.skipped) skipped"
+            line +=
+                "\(counts.done) done, \(counts.failed) failed, \(counts.cancelled) cancelled, \(counts.skipped) skipped"
             if run.endedAt == nil { line += "  (did not finish)" }
             print(line)
             print("  " + Sanitizer.displayName(run.arguments))

@@ -15,7 +15,9 @@ struct ImageFlags: ParsableArguments {
         completion: .list(["jpeg", "webp"]))
     var convert: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Encoder quality for resized or converted images, 1-100.", valueName: "q"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Encoder quality for resized or converted images, 1-100.", valueName: "q"))
     var quality = 80
 
     @Flag(help: "Remove EXIF, GPS, XMP and IPTC metadata from images (the colour profile is kept as sRGB).")
@@ -33,7 +35,8 @@ struct ImageFlags: ParsableArguments {
         }
         var format: ImageOptions.Format?
         if let convert {
-            guard let known = ImageOptions.Format(rawValue: convert.lowercased() == "jpg" ? "jpeg" : convert.lowercased())
+            guard
+                let known = ImageOptions.Format(rawValue: convert.lowercased() == "jpg" ? "jpeg" : convert.lowercased())
             else {
                 throw UsageError(description: "--convert takes jpeg or webp, not '\(Sanitizer.displayName(convert))'")
             }

@@ -29,7 +29,8 @@ struct TLSOptions: ParsableArguments {
     var cert: String?
 
     @Option(
-        help: ArgumentHelp("Private key of --cert (PEM, without a pass phrase).", valueName: "file"), completion: .file())
+        help: ArgumentHelp("Private key of --cert (PEM, without a pass phrase).", valueName: "file"),
+        completion: .file())
     var key: String?
 
     @Option(

@@ -131,7 +131,8 @@ struct UploaderCommand: AsyncParsableCommand {
 
     /// What the root answers itself.
     private static let rootFlags: Set<String> = [
-        "-h", "--help", "-help", "--version", "--generate-completion-script", "---completion", "--experimental-dump-help",
+        "-h", "--help", "-help", "--version", "--generate-completion-script", "---completion",
+        "--experimental-dump-help",
     ]
 
     /// The run process of an interactive run: the typed arguments parsed again, profiles included (issue 18).
