@@ -376,15 +376,16 @@ extension UploadCommand {
     /// Two files of the batch that would be stored under one name (the same relative path from two folders), said
     /// in one line, or nil.
     static func sameRemoteName(_ items: [UploadItem]) -> String? {
-        var first: [String: UploadItem] = [:]
+        // By bytes, as servers store names: two Unicode spellings of one name are two names.
+        var first: [[UInt8]: UploadItem] = [:]
         for item in items where item.skipReason == nil {
-            if let earlier = first[item.relativePath] {
+            if let earlier = first[Array(item.relativePath.utf8)] {
                 let name = Sanitizer.displayName(item.relativePath)
                 let paths = [earlier.path, item.path].map(Sanitizer.displayName).joined(separator: " and ")
                 return "\(name): \(paths) would be stored under this one name, the second over the first; "
                     + "send them to different destinations"
             }
-            first[item.relativePath] = item
+            first[Array(item.relativePath.utf8)] = item
         }
         return nil
     }

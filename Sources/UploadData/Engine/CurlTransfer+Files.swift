@@ -6,17 +6,18 @@ extension CurlTransfer {
     /// opens the rest at their first read.
     static let filesKeptOpen = 8
 
-    /// Opens every file of the request, so an unreadable one fails it before anything is sent; keeps the first
-    /// descriptors for the bodies, which would otherwise open each file a second time.
-    /// - Throws: `fileUnreadable` for the first file that cannot be opened.
+    /// Opens every file of the request, so an unreadable or replaced one fails it before anything is sent; keeps
+    /// the first descriptors for the bodies, which would otherwise open each file a second time.
+    /// - Throws: `ScannedFile.open`'s error for the first file that cannot be sent.
     func openFiles() throws(UploadError) {
         closeUnusedFiles()
         for (index, item) in request.files.enumerated() {
-            let fd = item.path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
-            guard fd >= 0 else {
-                let cause = String(cString: strerror(errno))
+            let fd: Int32
+            do {
+                fd = try ScannedFile.open(item)
+            } catch {
                 closeUnusedFiles()
-                throw UploadError(.fileUnreadable, file: item.relativePath, cause: cause)
+                throw error
             }
             if index < Self.filesKeptOpen {
                 openedFiles.append(fd)

@@ -315,8 +315,8 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             return UploadError(.badURL, file: file, cause: detail)
         case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
-            let failure = fileBodies.lazy.compactMap(\.failure).first
-            return UploadError(.fileUnreadable, file: file, cause: failure ?? detail)
+            return fileBodies.lazy.compactMap(\.failure).first
+                ?? UploadError(.fileUnreadable, file: file, cause: detail)
         default:
             return UploadError(.requestFailed, file: file, cause: detail)
         }

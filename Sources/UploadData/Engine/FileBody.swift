@@ -23,7 +23,7 @@ final class FileBody {
     /// nil for a part of a file, or once a rewind to the middle made the hash unusable.
     private var hashState: OpaquePointer?
     /// Why a read failed, for the error libcurl's abort turns into.
-    private(set) var failure: String?
+    private(set) var failure: UploadError?
     /// The `--bwlimit` share of the transfer the body belongs to.
     var throttle: TransferThrottle?
     /// The most one read hands libcurl, whatever its buffer holds (`frameFittingRead` over HTTP/2 and TLS).
@@ -65,11 +65,25 @@ final class FileBody {
         guard wanted > 0 else { return 0 }
         if let throttle, throttle.allow(wanted) == 0 { return Self.paused }
         if descriptor < 0 {
-            descriptor = item.path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
-            guard descriptor >= 0 else { return fail() }
+            do {
+                descriptor = try ScannedFile.open(item)
+            } catch {
+                failure = error
+                return -1
+            }
         }
         let count = pread(descriptor, buffer, wanted, off_t(start + bytesRead))
-        guard count >= 0 else { return fail() }
+        guard count >= 0 else {
+            failure = UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
+            return -1
+        }
+        // A file cut short ends the request now: answering 0 would leave libcurl owing the server the rest of the
+        // length it announced, and the transfer would wait for the stall timeout.
+        guard count > 0 else {
+            let cause = "size \(item.size) became \(start + bytesRead)"
+            failure = UploadError(.fileChanged, file: item.relativePath, cause: cause)
+            return -1
+        }
         bytesRead += Int64(count)
         if let hashState { _ = cx_xxh3_128_update(hashState, buffer, count) }
         if bytesRead == length { closeFile() }
@@ -96,11 +110,6 @@ final class FileBody {
     var contentHash: String? {
         guard let hashState, bytesRead == length else { return nil }
         return FileHasher.hex(XXH3_128bits_digest(hashState))
-    }
-
-    private func fail() -> Int {
-        failure = String(cString: strerror(errno))
-        return -1
     }
 
     private func closeFile() {

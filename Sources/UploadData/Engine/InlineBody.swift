@@ -92,10 +92,7 @@ final class InlineBody: MultipartFraming {
 
     /// Appends the whole of `item`, read from `descriptor` (closed here) or opened by path.
     private func read(_ item: UploadItem, descriptor given: Int32) throws(UploadError) {
-        let descriptor = given >= 0 ? given : item.path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else {
-            throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
-        }
+        let descriptor = given >= 0 ? given : try ScannedFile.open(item)
         defer { close(descriptor) }
         var done = 0
         while done < Int(item.size) {

@@ -68,9 +68,11 @@ public struct FileScanner: Sendable {
                 throw ScanError(path: argument, reason: "not a regular file or folder")
             }
         }
-        var seen: Set<String> = []
+        // By bytes: String's == holds two spellings of one name equal (é as one scalar, or e and a combining
+        // accent), which are two files on disk.
+        var seen: Set<[UInt8]> = []
         var items: [UploadItem] = []
-        for entry in found where seen.insert(entry.path).inserted {
+        for entry in found where seen.insert(Array(entry.path.utf8)).inserted {
             items.append(entry.item(id: items.count))
         }
         if selection.order != nil { items = UploadItem.renumbered(selection.ordered(items)) }
@@ -95,12 +97,13 @@ public struct FileScanner: Sendable {
         var header: [UInt8] = []
         var failure: String?
         var skipReason: String?
+        var identity: FileIdentity?
 
         func item(id: Int) -> UploadItem {
             UploadItem(
                 id: id, path: path, relativePath: relative, size: size, modified: modified,
                 contentType: MediaType.detect(header: header, name: relative), unreadableReason: failure,
-                skipReason: skipReason, sniffedType: MediaType.sniff(header))
+                skipReason: skipReason, sniffedType: MediaType.sniff(header), identity: identity)
         }
     }
 
@@ -326,6 +329,7 @@ public struct FileScanner: Sendable {
         var found = Found(path: path, relative: relative)
         found.size = Int64(info.st_size)
         found.modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        found.identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         var header = [UInt8](repeating: 0, count: MediaType.headerLength)
         let count = read(descriptor, &header, header.count)
         if count < 0 {

@@ -10,6 +10,8 @@ extension VipsImagePreparer {
         if let why = VipsLibrary.loadError() {
             throw UploadError(.imageUnreadable, file: item.relativePath, cause: why)
         }
+        // libvips opens the image by its path: the path must hold the scanned file before, and after (below).
+        try ScannedFile.check(item)
         // Lazy: only the header is read, so an image declaring billions of pixels is refused before any decoding.
         guard let header = VipsImage.header(path: item.path) else { throw failure(item) }
         let pixels = Int64(header.width) * Int64(header.height)
@@ -40,6 +42,13 @@ extension VipsImagePreparer {
             smallest: encoding == .smallest)
         {
             let error = failure(item, writing: path, errorNumber: saving.errorNumber)
+            unlink(path)
+            throw error
+        }
+        do {
+            // The pixels are read while the copy is written.
+            try ScannedFile.check(item)
+        } catch {
             unlink(path)
             throw error
         }

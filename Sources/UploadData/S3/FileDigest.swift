@@ -27,10 +27,7 @@ enum FileChunks {
     static func read(
         _ item: UploadItem, offset: Int64, length: Int64?, _ body: (UnsafeRawBufferPointer) -> Void
     ) throws(UploadError) {
-        let fd = open(item.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
-        }
+        let fd = try ScannedFile.open(item)
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 128 << 10)
         var position = offset

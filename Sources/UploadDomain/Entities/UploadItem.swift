@@ -18,11 +18,15 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
     public let skipReason: String?
     /// The type its first bytes say, nil when they say nothing known (the dataset rules go by this).
     public let sniffedType: String?
+    /// The file the scan found at `path`; nil for a file made since (a prepared image). Sending checks that the
+    /// path still holds it.
+    public let identity: FileIdentity?
 
     /// Creates an item.
     public init(
         id: Int, path: String, relativePath: String, size: Int64, modified: Double, contentType: String,
-        unreadableReason: String? = nil, skipReason: String? = nil, sniffedType: String? = nil
+        unreadableReason: String? = nil, skipReason: String? = nil, sniffedType: String? = nil,
+        identity: FileIdentity? = nil
     ) {
         self.id = id
         self.path = path
@@ -33,13 +37,14 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
         self.unreadableReason = unreadableReason
         self.skipReason = skipReason
         self.sniffedType = sniffedType
+        self.identity = identity
     }
 
     /// The same item, not to be uploaded, for `reason`.
     public func skipped(_ reason: String) -> UploadItem {
         UploadItem(
             id: id, path: path, relativePath: relativePath, size: size, modified: modified, contentType: contentType,
-            unreadableReason: unreadableReason, skipReason: reason, sniffedType: sniffedType)
+            unreadableReason: unreadableReason, skipReason: reason, sniffedType: sniffedType, identity: identity)
     }
 }
 
@@ -50,7 +55,18 @@ extension UploadItem {
             UploadItem(
                 id: index, path: item.path, relativePath: item.relativePath, size: item.size, modified: item.modified,
                 contentType: item.contentType, unreadableReason: item.unreadableReason,
-                skipReason: item.skipReason, sniffedType: item.sniffedType)
+                skipReason: item.skipReason, sniffedType: item.sniffedType, identity: item.identity)
         }
+    }
+}
+
+/// A file's device and inode: which file a path named when it was scanned.
+public struct FileIdentity: Sendable, Hashable {
+    public let device: UInt64
+    public let inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
     }
 }

@@ -24,6 +24,11 @@ struct ChildProcess {
             kill(pid, number)
         }
 
+        /// What the child has written to standard output so far.
+        var standardOutputSoFar: String {
+            (try? String(contentsOfFile: folder.path + "/out", encoding: .utf8)) ?? ""
+        }
+
         /// What the child has written to standard error so far (it flushes its lines at least every 100 ms).
         var standardErrorSoFar: String {
             (try? String(contentsOfFile: folder.path + "/err", encoding: .utf8)) ?? ""
