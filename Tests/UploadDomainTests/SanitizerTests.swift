@@ -28,6 +28,15 @@ struct SanitizerTests {
         #expect(Redactor.url("http://user:pw@host/p?sig=s3cr3t") == "http://REDACTED@host/p?sig=REDACTED")
         #expect(Redactor.url("http://127.0.0.1:8080/datasets/1/images") == "http://127.0.0.1:8080/datasets/1/images")
         #expect(Redactor.url("https://user:pw@host/dav/cat.jpg") == "https://REDACTED@host/dav/cat.jpg")
+        // Every cloud's and API's names, whatever their case and separators; the rest of the query stays.
+        let many =
+            "https://h/p?X-Goog-Signature=G1&X-Goog-Credential=G2&api-key=A1&access-token=A2&auth_token=A3"
+            + "&client_secret=C1&sessionid=S1&code=O1&Password=P1&expires=99&ct=image%2Fjpeg"
+        let shown = Redactor.url(many)
+        for secret in ["G1", "G2", "A1", "A2", "A3", "C1", "S1", "O1", "P1"] {
+            #expect(!shown.contains("=\(secret)"), "\(secret): \(shown)")
+        }
+        #expect(shown.hasSuffix("&expires=99&ct=image%2Fjpeg"), "\(shown)")
     }
 
     @Test("headers with CR or LF are refused")

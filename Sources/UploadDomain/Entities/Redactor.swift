@@ -1,10 +1,18 @@
 /// Removes secrets from URLs before they are shown or logged.
 public enum Redactor {
-    /// Query parameters whose values are secrets (presigned signatures, tokens, credentials).
-    static let secretParameters: Set<String> = [
-        "x-amz-signature", "x-amz-credential", "x-amz-security-token", "sig", "signature", "token",
-        "access_token", "auth", "key", "apikey", "api_key", "password", "secret",
+    /// Parts of query parameter names whose values are secrets, compared without case, `-`, `_` or `.`: presigned
+    /// signatures of every cloud (`X-Amz-Signature`, `X-Goog-Signature`, `sig`), tokens (`access_token`,
+    /// `auth_token`), keys (`api-key`, `key`), credentials, passwords, client secrets, session IDs, OAuth codes.
+    /// A name that holds one is redacted: showing a harmless value as REDACTED costs less than showing a secret.
+    static let secretNameParts = [
+        "sig", "token", "key", "secret", "pass", "pwd", "credential", "auth", "session", "sid", "jwt", "code",
     ]
+
+    /// Whether a query parameter of this name carries a secret.
+    static func isSecretParameter<S: StringProtocol>(_ name: S) -> Bool {
+        let folded = name.lowercased().filter { $0 != "-" && $0 != "_" && $0 != "." }
+        return secretNameParts.contains { folded.contains($0) }
+    }
 
     /// The URL with user info and secret query values replaced by `REDACTED`.
     public static func url(_ url: String) -> String {
@@ -22,8 +30,7 @@ public enum Redactor {
         let query = text[text.index(after: question)..<fragmentStart]
         let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = pair[..<eq].lowercased()
-            return secretParameters.contains(name) ? pair[..<eq] + "=REDACTED" : String(pair)
+            return isSecretParameter(pair[..<eq]) ? pair[..<eq] + "=REDACTED" : String(pair)
         }.joined(separator: "&")
         return String(text[...question]) + redacted + String(text[fragmentStart...])
     }
