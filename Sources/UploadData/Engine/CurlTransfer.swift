@@ -269,6 +269,7 @@ final class CurlTransfer: @unchecked Sendable {
         var response = TransferResponse(
             status: status, headers: headers, body: String(decoding: body, as: UTF8.self),
             contentHashes: inline?.contentHashes ?? fileBodies.map(\.contentHash))
+        response.credentials = request.credentials
         if let bodyDigests {
             response.bodyDigest = BodyDigest(
                 md5: URIEncoding.hex(bodyDigests.md5.finalize()),

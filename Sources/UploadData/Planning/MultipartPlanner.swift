@@ -69,16 +69,16 @@ enum ResponseResults {
         let json = blank ? nil : try? JSONSerialization.jsonObject(with: Data(response.body.utf8), options: [.fragmentsAllowed])
         if let object = json as? [String: Any], let files = object["files"] as? [[String: Any]], files.count == count {
             return files.enumerated().map { index, entry in
-                let text = CompactJSON.text(entry) ?? "{}"
+                let text = response.shown(CompactJSON.text(entry) ?? "{}")
                 let location = (entry["path"] as? String) ?? (entry["key"] as? String) ?? fallbackLocation(index)
                 return UploadResult(httpStatus: response.status, body: text, isJSON: true, location: location)
             }
         }
         let location = (json as? [String: Any]).flatMap { ($0["path"] as? String) ?? ($0["key"] as? String) }
-        let compact = json.flatMap(CompactJSON.text)
+        let compact = json.flatMap(CompactJSON.text).map(response.shown)
         return (0..<count).map { index in
             UploadResult(
-                httpStatus: response.status, body: compact ?? Sanitizer.excerpt(response.body),
+                httpStatus: response.status, body: compact ?? Sanitizer.excerpt(response.shown(response.body)),
                 isJSON: compact != nil, location: location ?? fallbackLocation(index))
         }
     }

@@ -21,9 +21,9 @@ enum S3XML {
             retryAfter: response.retryAfter)
         if let code = value(of: "Code", in: response.body) {
             error.bodyExcerpt = Sanitizer.excerpt(
-                code + (value(of: "Message", in: response.body).map { ": " + $0 } ?? ""))
+                response.shown(code + (value(of: "Message", in: response.body).map { ": " + $0 } ?? "")))
         } else {
-            error.bodyExcerpt = Sanitizer.excerpt(response.body)
+            error.bodyExcerpt = Sanitizer.excerpt(response.shown(response.body))
         }
         error.cause = step
         return error

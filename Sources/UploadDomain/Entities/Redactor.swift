@@ -35,6 +35,44 @@ public enum Redactor {
         return String(text[...question]) + redacted + String(text[fragmentStart...])
     }
 
+    /// The secrets `url` holds, as they appear in it and percent-decoded: its user info's password and the values
+    /// of its secret query parameters (what `url(_:)` redacts).
+    public static func secrets(in url: String) -> [String] {
+        var found: [String] = []
+        if let authorityStart = authorityStart(of: url) {
+            let authority = url[authorityStart...].prefix { !"/?#".contains($0) }
+            if let at = authority.lastIndex(of: "@") {
+                let userInfo = authority[..<at]
+                found.append(String(userInfo.firstIndex(of: ":").map { userInfo[userInfo.index(after: $0)...] } ?? userInfo))
+            }
+        }
+        if let question = url.firstIndex(of: "?") {
+            let query = url[url.index(after: question)...].prefix { $0 != "#" }
+            for pair in query.split(separator: "&") {
+                guard let eq = pair.firstIndex(of: "="), isSecretParameter(pair[..<eq]) else { continue }
+                found.append(String(pair[pair.index(after: eq)...]))
+            }
+        }
+        return found.flatMap { [$0, percentDecoded($0)] }
+    }
+
+    /// `%XX` escapes (and `+`, as forms write a space) decoded; anything malformed kept as it is.
+    static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     private static func authorityStart(of text: String) -> String.Index? {
         let chars = Array(text.utf8)
         guard chars.count >= 3 else { return nil }

@@ -42,6 +42,20 @@ public struct TransferRequest: Sendable {
         self.body = body
     }
 
+    /// The credentials the request carries, each at least 4 characters (a shorter one would redact too much of
+    /// an answer): its bearer token, its secret headers' values (and a scheme's credential alone), its URL's.
+    public var credentials: [String] {
+        var found = bearerToken.map { [$0] } ?? []
+        for header in headers where Redactor.isSecretHeader(header.name) {
+            found.append(header.value)
+            if let space = header.value.firstIndex(of: " ") {
+                found.append(String(header.value[header.value.index(after: space)...]).trimmingSpaces)
+            }
+        }
+        found += Redactor.secrets(in: url)
+        return found.filter { $0.count >= 4 }
+    }
+
     /// The files the request carries, in order.
     public var files: [UploadItem] {
         switch body {

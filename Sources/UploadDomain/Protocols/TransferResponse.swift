@@ -10,6 +10,9 @@ public struct TransferResponse: Sendable, Equatable {
     public var contentHashes: [String?]
     /// The digests of the whole response body, for a request that asked for them (`digestsResponseBody`).
     public var bodyDigest: BodyDigest?
+    /// The credentials the request carried (its token, secret header and URL values): a server that echoes one
+    /// back ("invalid token 'abc'") must not have it shown or stored.
+    public var credentials: [String] = []
 
     /// Creates a response.
     public init(status: Int, headers: [String: String] = [:], body: String = "", contentHashes: [String?] = []) {
@@ -38,6 +41,13 @@ public struct TransferResponse: Sendable, Equatable {
         guard !isSuccess else { return nil }
         return UploadError(
             UploadError.code(forStatus: status), file: file, httpStatus: status,
-            bodyExcerpt: Sanitizer.excerpt(body), retryAfter: retryAfter)
+            bodyExcerpt: Sanitizer.excerpt(shown(body)), retryAfter: retryAfter)
+    }
+
+    /// `text` (the body or a part of it) as it may be shown or stored: each credential replaced by `REDACTED`.
+    public func shown(_ text: String) -> String {
+        credentials.reduce(text) { text, secret in
+            text.contains(secret) ? text.replacing(secret, with: "REDACTED") : text
+        }
     }
 }

@@ -37,7 +37,13 @@ final class RawCapture: Sendable {
     private let listener: Int32
     private let captured = Mutex<[Request]>([])
 
-    init() throws {
+    /// The whole answer to each request (status line, headers and body).
+    private let reply: @Sendable (Request) -> String
+
+    init(reply: @escaping @Sendable (Request) -> String = { _ in "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" })
+        throws
+    {
+        self.reply = reply
         (listener, port) = try Loopback.listen()
         Thread { [self] in acceptLoop() }.start()
     }
@@ -87,7 +93,7 @@ final class RawCapture: Sendable {
             request.body = Array(pending[..<length])
             pending.removeFirst(length)
             captured.withLock { $0.append(request) }
-            let reply = Array("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n".utf8)
+            let reply = Array(self.reply(request).utf8)
             guard send(connection, reply, reply.count, Int32(MSG_NOSIGNAL)) == reply.count else { return }
         }
     }
@@ -139,7 +145,8 @@ extension RawCapture {
         for field in fields { arguments += ["--form-string", "\(field.name)=\(field.value)"] }
         for item in files {
             arguments += [
-                "-F", "\(fileField)=@\(quoted(item.path));type=\(item.contentType);filename=\(quoted(item.relativePath))",
+                "-F",
+                "\(fileField)=@\(quoted(item.path));type=\(item.contentType);filename=\(quoted(item.relativePath))",
             ]
         }
         let outcome = try await ChildProcess.run("/usr/bin/curl", arguments + [request.url])

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+/// A server that repeats the credentials it was sent ("invalid token 'abc'"), as gateways do: what the request
+/// carried is redacted wherever the answer is shown or kept.
+@Suite("credentials echoed by a server")
+struct CredentialEchoTests {
+    @Test("a token, a secret header and a URL's key echoed in a 401 appear nowhere: output, log, results, journal")
+    func echoedCredentials() async throws {
+        let server = try RawCapture { request in
+            let body =
+                "invalid credentials: \(request.header("Authorization") ?? "") / \(request.header("X-Api-Key") ?? "")"
+                + " / \(request.head.first ?? "")"
+            return "HTTP/1.1 401 Unauthorized\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        defer { server.stop() }
+        let folder = try TestFolder("echo")
+        try folder.write("a.jpg", size: 2_000, seed: 1, prefix: Magic.jpeg)
+        let log = folder.path + ".log"
+        let results = folder.path + ".results.json"
+        let journal = folder.path + ".journal.sqlite"
+        let outcome = try await ChildProcess.run(
+            ChildProcess.uploaderBinary,
+            [
+                folder.path, "--to", server.url + "?api_key=url-key-3141", "--token", "bearer-secret-2718",
+                "-H", "X-Api-Key: header-secret-1618", "--json", "--retries", "0", "--log-file", log, "--results",
+                results, "--journal", journal,
+            ])
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try #require(try ndjson(outcome.standardOutput).first { $0["event"] as? String == "failed" })
+        let error = failed["error"] as? String ?? ""
+        #expect(error.contains("invalid credentials: Bearer REDACTED / REDACTED"), "\(error)")
+        let journalText = try await journalQuery(journal, "SELECT response FROM files")
+        for text in [
+            outcome.standardOutput, outcome.standardError, try String(contentsOfFile: log, encoding: .utf8),
+            try String(contentsOfFile: results, encoding: .utf8), journalText.joined(separator: "\n"),
+        ] {
+            for secret in ["bearer-secret-2718", "header-secret-1618", "url-key-3141"] {
+                #expect(!text.contains(secret), "\(secret) in: \(text)")
+            }
+        }
+        // The server did get them: they were redacted from its answer, not left out of the request.
+        #expect(server.requests.first?.header("Authorization") == "Bearer bearer-secret-2718")
+    }
+}
