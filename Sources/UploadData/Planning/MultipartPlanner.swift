@@ -66,7 +66,9 @@ enum ResponseResults {
     ) -> [UploadResult] {
         // An empty body (sinks, many servers) is not parsed: the failed parse builds an NSError per request.
         let blank = response.body.utf8.allSatisfy { " \t\r\n".utf8.contains($0) }
-        let json = blank ? nil : try? JSONSerialization.jsonObject(with: Data(response.body.utf8), options: [.fragmentsAllowed])
+        let json =
+            blank
+            ? nil : try? JSONSerialization.jsonObject(with: Data(response.body.utf8), options: [.fragmentsAllowed])
         if let object = json as? [String: Any], let files = object["files"] as? [[String: Any]], files.count == count {
             return files.enumerated().map { index, entry in
                 let text = response.shown(CompactJSON.text(entry) ?? "{}")

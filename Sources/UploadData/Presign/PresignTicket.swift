@@ -20,7 +20,8 @@ public struct PresignTicket: Sendable, Equatable {
             // The header is the server's text, printed as it is in the headless error line.
             let type = response.headers["content-type"].map { " (\(Sanitizer.displayName($0)))" } ?? ""
             throw UploadError(
-                .decodingFailed, httpStatus: response.status, bodyExcerpt: Sanitizer.excerpt(response.shown(response.body), limit: 80),
+                .decodingFailed, httpStatus: response.status,
+                bodyExcerpt: Sanitizer.excerpt(response.shown(response.body), limit: 80),
                 cause: "presign response is not JSON\(type)")
         }
         guard let data = (json as? [String: Any])?["data"] as? [String: Any],

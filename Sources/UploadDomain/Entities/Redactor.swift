@@ -43,7 +43,8 @@ public enum Redactor {
             let authority = url[authorityStart...].prefix { !"/?#".contains($0) }
             if let at = authority.lastIndex(of: "@") {
                 let userInfo = authority[..<at]
-                found.append(String(userInfo.firstIndex(of: ":").map { userInfo[userInfo.index(after: $0)...] } ?? userInfo))
+                found.append(
+                    String(userInfo.firstIndex(of: ":").map { userInfo[userInfo.index(after: $0)...] } ?? userInfo))
             }
         }
         if let question = url.firstIndex(of: "?") {
