@@ -126,8 +126,18 @@ struct UploadCommand: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Abort and retry a transfer that sends nothing for this many seconds.", valueName: "s"))
+        help: ArgumentHelp(
+            "Abort and retry a transfer that sends nothing, or whose answer stops coming, for this many seconds.",
+            valueName: "s"))
     var stallTimeout = 30.0
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Abort and retry a request whose answer has not begun this many seconds after its last byte (0: wait "
+                + "as long as the server takes).",
+            valueName: "s"))
+    var responseTimeout = 300.0
 
     @Option(
         parsing: .unconditional,

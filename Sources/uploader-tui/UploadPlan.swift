@@ -154,6 +154,12 @@ extension UploadCommand {
                 description:
                     "--stall-timeout takes seconds, 0 or more (0 switches it off), not \(Self.number(stallTimeout))")
         }
+        guard responseTimeout >= 0, responseTimeout.isFinite else {
+            throw UsageError(
+                description:
+                    "--response-timeout takes seconds, 0 or more (0 waits as long as the server takes), not "
+                    + Self.number(responseTimeout))
+        }
         guard grace >= 0, grace.isFinite else {
             throw UsageError(
                 description: "--grace takes seconds, 0 or more (0 aborts at once), not \(Self.number(grace))")
@@ -181,7 +187,8 @@ extension UploadCommand {
         } catch {
             throw UsageError(description: error.description)
         }
-        var engineOptions = CurlEngine.Options(insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout)
+        var engineOptions = CurlEngine.Options(
+            insecure: insecure, maxSendSpeed: speed, stallTimeout: stallTimeout, responseTimeout: responseTimeout)
         try tls.apply(to: &engineOptions, environment: environment)
         return CheckedOptions(
             headers: headers, fields: fields, batchRules: batchRules, fileSelection: fileSelection,
@@ -289,7 +296,7 @@ extension UploadCommand {
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
         }
         // Presigned tickets name each file's own key; everywhere else the second would overwrite the first.
-        if case .planner = destination, let clash = Self.sameRemoteName(items) {
+        if case .planner = destination, let clash = Self.sameRemoteName(items, images: checked.imageOptions) {
             journalOpening?.abandon()
             throw UsageError(description: clash)
         }
@@ -373,19 +380,23 @@ extension UploadCommand {
         return url
     }
 
-    /// Two files of the batch that would be stored under one name (the same relative path from two folders), said
-    /// in one line, or nil.
-    static func sameRemoteName(_ items: [UploadItem]) -> String? {
+    /// Two files of the batch that would be stored under one name (the same relative path from two folders, or an
+    /// image whose converted name is another file's), said in one line, or nil.
+    static func sameRemoteName(_ items: [UploadItem], images: ImageOptions) -> String? {
         // By bytes, as servers store names: two Unicode spellings of one name are two names.
         var first: [[UInt8]: UploadItem] = [:]
         for item in items where item.skipReason == nil {
-            if let earlier = first[Array(item.relativePath.utf8)] {
-                let name = Sanitizer.displayName(item.relativePath)
-                let paths = [earlier.path, item.path].map(Sanitizer.displayName).joined(separator: " and ")
-                return "\(name): \(paths) would be stored under this one name, the second over the first; "
-                    + "send them to different destinations"
+            let remote = VipsImagePreparer.remoteName(of: item, options: images)
+            if let earlier = first[Array(remote.utf8)] {
+                let name = Sanitizer.displayName(remote)
+                let paths = [earlier, item].map { file in
+                    let converted = VipsImagePreparer.remoteName(of: file, options: images) != file.relativePath
+                    return Sanitizer.displayName(file.path) + (converted ? " (converted)" : "")
+                }
+                return "\(name): \(paths.joined(separator: " and ")) would be stored under this one name, the second "
+                    + "over the first; send them to different destinations"
             }
-            first[Array(item.relativePath.utf8)] = item
+            first[Array(remote.utf8)] = item
         }
         return nil
     }

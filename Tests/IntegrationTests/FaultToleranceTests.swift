@@ -23,7 +23,10 @@ struct FaultToleranceTests {
         for i in 0..<30 { try folder.write("f-\(i).jpg", size: 40_000 + i, seed: UInt64(i), prefix: Magic.jpeg) }
         let outcome = try await ChildProcess.run(
             binary,
-            [folder.path, "--to", server.url("/datasets/faults/images"), "--json", "--concurrency", "8", "--retries", "12"])
+            [
+                folder.path, "--to", server.url("/datasets/faults/images"), "--json", "--concurrency", "8", "--retries",
+                "12",
+            ])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let done = try events(outcome.standardOutput, "done")
         #expect(done.count == 30)
@@ -101,6 +104,50 @@ struct FaultToleranceTests {
         await server.stop()
     }
 
+    @Test("a server that takes a small body whole and never answers: aborted after --response-timeout and retried")
+    func silentServer() async throws {
+        let server = try await ServerFixture.start { $0.stallRate = 1 }
+        let folder = try TestFolder("silent")
+        // Small enough to fit the socket buffers: every byte counts as sent, and only the answer is missing.
+        try folder.write("small.jpg", size: 20_000, seed: 6, prefix: Magic.jpeg)
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", server.url("/datasets/s/images"), "--json", "--no-resume", "--stall-timeout", "1",
+                "--response-timeout", "1", "--retries", "1",
+            ])
+        #expect(outcome.status == 1)
+        let failed = try #require(try events(outcome.standardOutput, "failed").first)
+        #expect(failed["attempt"] as? Int == 2)
+        let error = failed["error"] as? String ?? ""
+        #expect(error.contains("no answer 1 s after the last byte was sent (--response-timeout)"), "\(failed)")
+        #expect(await server.server.statistics.stalls == 2)
+        await server.stop()
+    }
+
+    @Test(
+        "a presign API that never answers: Ctrl-C ends the run, the file cancelled and the summary written",
+        .timeLimit(.minutes(1)))
+    func silentPresignInterrupted() async throws {
+        // Listening, never accepting: the kernel takes the request, and nobody answers it.
+        let (listener, port) = try Loopback.listen()
+        defer { close(listener) }
+        let folder = try TestFolder("silent-presign")
+        try folder.write("p.jpg", size: 5_000, seed: 7, prefix: Magic.jpeg)
+        let child = try ChildProcess.start(
+            binary,
+            [folder.path, "--presign", "http://127.0.0.1:\(port)/presign", "--json", "--no-resume", "--grace", "1"])
+        try await waitUntil("the file's start") {
+            (try? ndjson(child.standardOutputSoFar))?.contains { $0["event"] as? String == "started" } == true
+        }
+        child.signal(SIGINT)
+        let outcome = await child.wait()
+        #expect(outcome.status == 130, "\(outcome.standardError)")
+        #expect(try events(outcome.standardOutput, "cancelled").count == 1)
+        let summary = try #require(try events(outcome.standardOutput, "summary").first)
+        #expect(summary["exit_code"] as? Int == 130)
+    }
+
     @Test("tokens expiring while 8 transfers are in flight: one refresh, every file done")
     func tokenExpiryOneRefresh() async throws {
         let server = try await ServerFixture.start { $0.token = "initial-7f3a" }
@@ -136,7 +183,10 @@ struct FaultToleranceTests {
             """
         let outcome = try await ChildProcess.run(
             binary,
-            [folder.path, "--to", server.url("/datasets/k/images"), "--json", "--no-resume", "--token-command", command])
+            [
+                folder.path, "--to", server.url("/datasets/k/images"), "--json", "--no-resume", "--token-command",
+                command,
+            ])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(await server.server.statistics.refreshes == 1)
         #expect(await server.server.statistics.unauthorized == 0)
@@ -162,7 +212,10 @@ struct FaultToleranceTests {
         let journal = folder.path + ".journal.sqlite"
         let child = try ChildProcess.start(
             binary,
-            [folder.path, "--to", server.url("/datasets/t/images"), "--json", "--journal", journal, "--limit-rate", "64K"])
+            [
+                folder.path, "--to", server.url("/datasets/t/images"), "--json", "--journal", journal, "--limit-rate",
+                "64K",
+            ])
         try await waitUntil("the upload to start") { await server.server.statistics.requests >= 1 }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.seekToEnd()

@@ -142,6 +142,31 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test("x.png converted to JPEG beside x.jpg, or the same name from two folders: refused before anything is sent")
+    func convertedNameClash() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("clash")
+        try image(folder.path + "/x.png", width: 40, height: 30, format: .png)
+        try image(folder.path + "/x.jpg", width: 40, height: 30, format: .jpeg)
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/c/images"), "--convert", "jpeg", "--no-resume"])
+        #expect(outcome.status == 2, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("x.jpg: "), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("x.png (converted)"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("would be stored under this one name"), "\(outcome.standardError)")
+        // Without --convert each keeps its own name.
+        let plain = try await ChildProcess.run(
+            binary, [folder.path, "--to", server.url("/datasets/c/images"), "--no-resume"])
+        #expect(plain.status == 0, "\(plain.standardError)")
+        let other = try TestFolder("clash-other")
+        try image(other.path + "/x.jpg", width: 40, height: 30, format: .jpeg)
+        let twoFolders = try await ChildProcess.run(
+            binary, [folder.path, other.path, "--put", server.url("/files/c/"), "--no-resume"])
+        #expect(twoFolders.status == 2, "\(twoFolders.standardError)")
+        #expect(await server.server.statistics.filesStored == 2)
+        await server.stop()
+    }
+
     @Test("a phone's HEIC with GPS is counted for the note, and arrives as a JPEG named .jpg without GPS when prepared")
     func heicPhotos() async throws {
         let server = try await ServerFixture.start()

@@ -26,6 +26,12 @@ struct ReplacedFileTests {
             (try? ndjson(child.standardOutputSoFar))?.contains { $0["event"] as? String == "started" } == true
         }
         try replace()
+        // A run that hangs on what took the file's place fails the test instead of holding the suite.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            child.signal(SIGKILL)
+        }
+        defer { watchdog.cancel() }
         return await child.wait()
     }
 

@@ -22,6 +22,8 @@ public struct RefreshURLTokenProvider: TokenProvider {
         let response: TransferResponse
         do {
             response = try await transport.send(request, probe: TransferProbe())
+        } catch let error as UploadError where error.code == .cancelled {
+            throw error
         } catch let error as UploadError {
             throw CommandTokenProvider.failure("POST \(Redactor.url(url)): \(error.summary)")
         } catch {

@@ -20,8 +20,11 @@ public final class CurlEngine: UploadTransport {
         public var maxCachedConnections: Int
         /// Upload speed cap per transfer in bytes/s (curl's `--limit-rate`); 0 is unlimited.
         public var maxSendSpeed: Int
-        /// Seconds a transfer may send nothing before it is aborted as timed out (0: never).
+        /// Seconds a transfer may send nothing, or an answer that has begun receive nothing, before it is aborted
+        /// as timed out (0: never).
         public var stallTimeout: Double
+        /// Seconds after the last byte sent for the server's answer to begin (0: as long as it takes).
+        public var responseTimeout: Double
         /// Threads that run transfers, each with its own multi handle.
         public var threads: Int
         /// CA certificates trusted instead of libcurl's default (`--cacert`, `--capath` or their variables).
@@ -44,6 +47,7 @@ public final class CurlEngine: UploadTransport {
             insecure: Bool = false, connectTimeoutMilliseconds: Int = 15_000,
             userAgent: String = "uploader-tui/" + UploaderVersion.current,
             maxCachedConnections: Int = 64, maxSendSpeed: Int = 0, stallTimeout: Double = 30,
+            responseTimeout: Double = 300,
             threads: Int = CurlEngine.defaultThreads, trust: TLSTrust = TLSTrust(), clientCertificate: String? = nil,
             clientKey: String? = nil, proxy: String? = nil, noProxy: String? = nil,
             httpVersion: HTTPVersion = .automatic, maxHostConnections: Int = 0
@@ -58,6 +62,7 @@ public final class CurlEngine: UploadTransport {
             self.noProxy = noProxy
             self.maxSendSpeed = maxSendSpeed
             self.stallTimeout = stallTimeout
+            self.responseTimeout = responseTimeout
             self.insecure = insecure
             self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
             self.userAgent = userAgent

@@ -48,7 +48,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var headers: [String: String] = [:]
     private var stallWatch: StallWatch
     private var paused = false
-    private var stalled = false
+    /// What stopped moving, when the watch aborted the transfer.
+    private var stopped: StallWatch.Stop?
+    /// Bytes of the final answer (its headers and body) received so far: an interim 100 Continue is none.
+    private var answerBytes: Int64 = 0
 
     init(
         request: TransferRequest, probe: TransferProbe, options: CurlEngine.Options, limiter: BandwidthLimiter? = nil,
@@ -59,7 +62,9 @@ final class CurlTransfer: @unchecked Sendable {
         self.options = options
         self.mayUseHTTP2OverTLS = mayUseHTTP2OverTLS
         throttle = limiter.map(TransferThrottle.init)
-        stallWatch = StallWatch(limit: UInt64(max(0, options.stallTimeout) * 1e9))
+        stallWatch = StallWatch(
+            limit: UInt64(max(0, options.stallTimeout) * 1e9),
+            answerLimit: UInt64(max(0, options.responseTimeout) * 1e9))
         errorBuffer.initialize(to: 0)
         if request.digestsResponseBody { bodyDigests = (SHA256(), Insecure.MD5()) }
     }
@@ -283,9 +288,15 @@ final class CurlTransfer: @unchecked Sendable {
         let detail =
             errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: ccurl_easy_strerror(code))
         let file = request.files.count == 1 ? request.files[0].relativePath : nil
-        if stalled {
-            let seconds = String(format: "%g", options.stallTimeout)
-            return UploadError(.timedOut, file: file, cause: "no upload progress for \(seconds) s")
+        if let stopped {
+            let seconds = String(format: "%g", stopped == .answer ? options.responseTimeout : options.stallTimeout)
+            let cause =
+                switch stopped {
+                case .sending: "no upload progress for \(seconds) s"
+                case .answer: "no answer \(seconds) s after the last byte was sent (--response-timeout)"
+                case .answering: "the answer stopped coming for \(seconds) s"
+                }
+            return UploadError(.timedOut, file: file, cause: cause)
         }
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:
@@ -386,6 +397,7 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: - Callback bodies (curl thread)
 
     func appendBody(_ bytes: UnsafeRawBufferPointer) {
+        answerBytes += Int64(bytes.count)
         if bodyDigests != nil {
             // A stored file of any size: hashed as it streams; only a start is kept, for an error's excerpt.
             bodyDigests?.sha256.update(bufferPointer: bytes)
@@ -399,7 +411,14 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func appendHeader(_ bytes: UnsafeRawBufferPointer) {
-        switch HeaderLine(bytes) {
+        let line = HeaderLine(bytes)
+        if line == .status {
+            // An interim answer (100 Continue) is not the server's answer: waiting for that one goes on.
+            answerBytes = HeaderLine.isInterim(bytes) ? 0 : Int64(bytes.count)
+        } else if answerBytes > 0 {
+            answerBytes += Int64(bytes.count)
+        }
+        switch line {
         case .status: headers = [:]  // a new response (after 100 Continue or a redirect) starts over
         case .field(let name, let value): headers[name] = value
         case .other: break
@@ -411,15 +430,14 @@ final class CurlTransfer: @unchecked Sendable {
     /// first byte to go, which may be waiting for a connection under `--max-host-connections`.
     func checkStall(sent: Int64, total: Int64) -> Bool {
         // A read-back sends nothing: the bytes it receives are its progress.
-        if case .none = request.body { return checkStall(received: bodyBytes) }
+        if case .none = request.body {
+            stopped = stallWatch.stop(sent: 0, total: 0, received: bodyBytes, paused: paused, now: StallWatch.now())
+            if stopped == .sending { stopped = .answering }
+            return stopped != nil
+        }
         let held = paused || throttle?.isWaiting == true || sent == 0
-        stalled = stallWatch.isStalled(sent: sent, total: total, paused: held, now: StallWatch.now())
-        return stalled
-    }
-
-    private func checkStall(received: Int64) -> Bool {
-        stalled = stallWatch.isStalled(sent: received, total: 0, paused: paused, now: StallWatch.now())
-        return stalled
+        stopped = stallWatch.stop(sent: sent, total: total, received: answerBytes, paused: held, now: StallWatch.now())
+        return stopped != nil
     }
 
     /// Paused by the user (`p`).

@@ -10,6 +10,13 @@ enum HeaderLine: Equatable {
     /// The blank line that ends the headers, or a line without a colon.
     case other
 
+    /// Whether the status line `bytes` is of an interim answer (1xx).
+    static func isInterim(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let line = bytes.bindMemory(to: UInt8.self)
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")), space + 1 < line.count else { return false }
+        return line[space + 1] == UInt8(ascii: "1")
+    }
+
     init(_ bytes: UnsafeRawBufferPointer) {
         let line = bytes.bindMemory(to: UInt8.self)
         if line.starts(with: "HTTP/".utf8) {

@@ -1,17 +1,28 @@
 import Foundation
 
-/// Notices an upload whose sent-byte count has not moved for `limit` (`--stall-timeout`).
-///
-/// Only the sending side counts: once every byte is out, waiting for the server's answer is not a stall,
-/// and neither is a pause the user asked for.
+/// Notices a transfer that no longer moves: an upload whose sent-byte count has not moved for `limit`
+/// (`--stall-timeout`), a server that has not begun its answer `answerLimit` after the last byte
+/// (`--response-timeout`: its processing may take long, but not for ever), and an answer that stopped coming
+/// for `limit`. A pause the user asked for is none of these.
 struct StallWatch {
+    /// What stopped moving.
+    enum Stop: Equatable {
+        case sending
+        case answer
+        case answering
+    }
+
     /// Nanoseconds without progress that make a stall; 0 switches the watch off.
     let limit: UInt64
+    /// Nanoseconds after the last byte sent for the answer to begin; 0: as long as it takes.
+    let answerLimit: UInt64
     private var lastSent: Int64 = -1
+    private var lastReceived: Int64 = -1
     private var lastMove: UInt64 = 0
 
-    init(limit: UInt64) {
+    init(limit: UInt64, answerLimit: UInt64 = 0) {
         self.limit = limit
+        self.answerLimit = answerLimit
     }
 
     /// Starts the clock again (at the start, and when a pause ends).
@@ -19,15 +30,21 @@ struct StallWatch {
         lastMove = now
     }
 
-    /// True when nothing was sent for longer than the limit.
-    mutating func isStalled(sent: Int64, total: Int64, paused: Bool, now: UInt64) -> Bool {
-        guard limit > 0 else { return false }
-        if sent != lastSent || paused || (total > 0 && sent >= total) {
+    /// What stopped moving for longer than its limit, or nil.
+    /// - Parameters:
+    ///   - received: Bytes of the final answer (headers and body) so far; 0 while none has come.
+    mutating func stop(sent: Int64, total: Int64, received: Int64 = 0, paused: Bool, now: UInt64) -> Stop? {
+        if sent != lastSent || received != lastReceived || paused {
             lastSent = sent
+            lastReceived = received
             lastMove = now
-            return false
+            return nil
         }
-        return now &- lastMove > limit
+        let still = now &- lastMove
+        let allSent = total > 0 && sent >= total
+        if received > 0 { return limit > 0 && still > limit ? .answering : nil }
+        if allSent { return answerLimit > 0 && still > answerLimit ? .answer : nil }
+        return limit > 0 && still > limit ? .sending : nil
     }
 
     /// The monotonic clock in nanoseconds, to the kernel tick: read per chunk sent, it is a load from the vDSO page

@@ -70,7 +70,10 @@ public final class VipsImagePreparer: ImagePreparing {
     public func inspect(_ item: UploadItem) async -> (width: Int, height: Int, hasLocation: Bool)? {
         guard Self.imageType(of: item) != nil else { return nil }
         let result: Result<(width: Int, height: Int, hasLocation: Bool)?, Never> = await workers.result {
-            guard VipsLibrary.loadError() == nil, let header = VipsImage.header(path: item.path) else {
+            // libvips opens by path: what is there must still be the scanned file (not a FIFO it would wait on).
+            guard VipsLibrary.loadError() == nil, (try? ScannedFile.check(item)) != nil,
+                let header = VipsImage.header(path: item.path)
+            else {
                 _ = VipsLibrary.takeError(about: [item.path])
                 return .success(nil)
             }
@@ -84,6 +87,16 @@ public final class VipsImagePreparer: ImagePreparing {
     /// The MIME type `item` is prepared as, or nil when it is not an image handled here: its sniffed type, else (its
     /// first bytes say nothing known) the type of its extension, so a broken `.jpg` fails as an unreadable image
     /// instead of going out unprepared.
+    /// The name `item` may be stored under once prepared with `options`: a converted image's extension changes
+    /// (`x.png` with `--convert jpeg` is `x.jpg`; a HEIC resized or stripped becomes JPEG). Whether an image is
+    /// prepared at all may depend on its pixels, which are not read here: the name it would take if it were.
+    public static func remoteName(of item: UploadItem, options: ImageOptions) -> String {
+        guard !options.changesNothing, let type = imageType(of: item) else { return item.relativePath }
+        let format = ImageOutputFormat.forInput(type, options: options)
+        return ImageOutputFormat.same(as: type) == format
+            ? item.relativePath : format.remoteName(for: item.relativePath)
+    }
+
     static func imageType(of item: UploadItem) -> String? {
         let type = item.sniffedType ?? item.contentType
         return ImageOutputFormat.inputTypes.contains(type) ? type : nil

@@ -27,7 +27,8 @@ final class FileHasher {
 
     /// Opens the file; nil when it is gone or no longer has the recorded size and mtime.
     init?(_ job: HashJob) {
-        let fd = open(job.path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO put in the file's place must not hold the hashing thread until a writer comes.
+        let fd = open(job.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         guard Self.matches(fd, job) else {
             close(fd)
@@ -62,7 +63,8 @@ final class FileHasher {
 
     private static func matches(_ fd: Int32, _ job: HashJob) -> Bool {
         var info = stat()
-        return fstat(fd, &info) == 0 && Int64(info.st_size) == job.size && JournalFiles.modified(info) == job.modified
+        return fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && Int64(info.st_size) == job.size
+            && JournalFiles.modified(info) == job.modified
     }
 
     /// The canonical (big-endian) form, as `xxhsum -H2` prints it.

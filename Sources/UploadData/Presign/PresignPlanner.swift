@@ -8,7 +8,7 @@ public final class PresignPlanner: RequestPlanner {
     private struct State {
         var tickets: [Int: PresignTicket] = [:]
         /// In-flight ticket requests, shared by every file they cover.
-        var fetches: [String: Task<[Int: PresignTicket], any Error>] = [:]
+        var fetches: [String: SharedWork<Result<[Int: PresignTicket], UploadError>>] = [:]
         /// Files whose next ticket must be fetched alone (the last one expired).
         var renewing: Set<Int> = []
         /// Files that already had one fresh ticket.
@@ -97,7 +97,8 @@ public final class PresignPlanner: RequestPlanner {
     // MARK: - Tickets
 
     private func ticket(for item: UploadItem) async throws(UploadError) -> PresignTicket {
-        let (cached, fetch) = state.withLock { state -> (PresignTicket?, Task<[Int: PresignTicket], any Error>?) in
+        typealias Fetch = SharedWork<Result<[Int: PresignTicket], UploadError>>
+        let (cached, fetch) = state.withLock { state -> (PresignTicket?, Fetch?) in
             if let ticket = state.tickets[item.id] { return (ticket, nil) }
             let group: [UploadItem]
             let name: String
@@ -112,21 +113,29 @@ public final class PresignPlanner: RequestPlanner {
                 name = "batch-\(start)"
             }
             if let running = state.fetches[name] { return (nil, running) }
-            let task = Task { try await self.fetch(group) }
-            state.fetches[name] = task
-            return (nil, task)
+            let work = Fetch {
+                do throws(UploadError) {
+                    return .success(try await self.fetch(group))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            state.fetches[name] = work
+            return (nil, work)
         }
         if let cached { return cached }
         let tickets: [Int: PresignTicket]
-        do {
-            tickets = try await fetch!.value
-        } catch {
+        switch await fetch!.value() {
+        case .success(let fetched): tickets = fetched
+        case .failure(let error):
             // A failed request is not cached: a retry asks again.
-            state.withLock { state in state.fetches = state.fetches.filter { $0.value != fetch } }
-            throw (error as? UploadError) ?? UploadError(.requestFailed, cause: "\(error)")
+            state.withLock { state in state.fetches = state.fetches.filter { $0.value !== fetch } }
+            // Given up because the files that waited were stopped, while this one still wants its ticket.
+            if error.code == .cancelled, !Task.isCancelled { return try await ticket(for: item) }
+            throw error
         }
         return try state.withLock { state throws(UploadError) -> PresignTicket in
-            state.fetches = state.fetches.filter { $0.value != fetch }
+            state.fetches = state.fetches.filter { $0.value !== fetch }
             state.renewing.remove(item.id)
             for (id, ticket) in tickets where state.tickets[id] == nil { state.tickets[id] = ticket }
             guard let ticket = tickets[item.id] else {

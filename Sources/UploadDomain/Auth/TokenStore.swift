@@ -12,7 +12,7 @@ public protocol TokenProvider: Sendable {
 public actor TokenStore {
     private var token: String?
     private let provider: (any TokenProvider)?
-    private var refreshing: Task<Result<String, UploadError>, Never>?
+    private var refreshing: SharedWork<Result<String, UploadError>>?
     private var failure: UploadError?
     /// Tokens fetched so far (the first one included when there was no initial token).
     public private(set) var fetches = 0
@@ -28,7 +28,7 @@ public actor TokenStore {
 
     /// The token to send now; waits for a refresh in flight, and fetches the first one when there is none.
     public func current() async throws(UploadError) -> String? {
-        if let refreshing { return try await refreshing.value.get() }
+        if let refreshing { return try await refreshing.value().get() }
         if let failure { throw failure }
         if token == nil, provider != nil { return try await refresh(replacing: nil) }
         return token
@@ -36,7 +36,7 @@ public actor TokenStore {
 
     /// Reports that the server refused `stale`; returns the token to try next.
     public func refused(_ stale: String?) async throws(UploadError) -> String? {
-        if let refreshing { return try await refreshing.value.get() }
+        if let refreshing { return try await refreshing.value().get() }
         if let failure { throw failure }
         guard provider != nil, token == stale else { return token }
         return try await refresh(replacing: stale)
@@ -44,19 +44,24 @@ public actor TokenStore {
 
     private func refresh(replacing stale: String?) async throws(UploadError) -> String {
         guard let provider else { throw UploadError(.unauthorized) }
-        let task = Task { () -> Result<String, UploadError> in
+        let work = SharedWork { () -> Result<String, UploadError> in
             do throws(UploadError) {
                 return .success(try await provider.freshToken(replacing: stale))
             } catch {
                 return .failure(error)
             }
         }
-        refreshing = task
+        refreshing = work
         fetches += 1
-        let result = await task.value
+        let result = await work.value()
         refreshing = nil
+        if case .failure(let error) = result, error.code == .cancelled, !Task.isCancelled {
+            return try await refresh(replacing: stale)
+        }
         switch result {
         case .success(let fresh): token = fresh
+        // Given up because every request waiting for it was stopped: the next one may ask again.
+        case .failure(let error) where error.code == .cancelled: break
         case .failure(let error): failure = error
         }
         return try result.get()

@@ -59,6 +59,7 @@ public struct ProfileKey: Sendable, Hashable {
         .init("refresh_url", .text),
         .init("journal", .text), .init("no_resume", .flag), .init("retry_failed", .flag),
         .init("concurrency", .text), .init("retries", .integer), .init("stall_timeout", .number),
+        .init("response_timeout", .number),
         .init("limit_rate", .text), .init("bwlimit", .text),
         .init("recursive", .flag, short: "r"), .init("hidden", .flag), .init("follow_symlinks", .flag, short: "L"),
         // Globs never hold a newline: each array entry is one pattern.

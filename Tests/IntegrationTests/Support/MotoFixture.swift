@@ -15,6 +15,18 @@ final class MotoFixture {
     /// Starts moto and waits (by polling the port, bounded) until it answers.
     /// - Parameter authAfter: with a number, moto checks signatures and IAM permissions after that many requests.
     static func start(authAfter: Int? = nil) async throws -> MotoFixture {
+        // A port taken between its pick and moto's bind: another port.
+        for _ in 0..<2 {
+            do {
+                return try await startOnce(authAfter: authAfter)
+            } catch let error as POSIXError where error.code == .EADDRINUSE {
+                continue
+            }
+        }
+        return try await startOnce(authAfter: authAfter)
+    }
+
+    private static func startOnce(authAfter: Int?) async throws -> MotoFixture {
         let port = try freeLoopbackPort()
         var pid: pid_t = 0
         let words: [String] = ["/usr/bin/env", "python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
@@ -35,9 +47,14 @@ final class MotoFixture {
         let fixture = MotoFixture(port: port, pid: pid)
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            // moto's own API: readiness checks must not count as AWS requests (see authAfter).
-            let probe = try await ChildProcess.run("/usr/bin/curl", ["-sf", "-o", "/dev/null", fixture.endpoint + "/moto-api/"])
-            if probe.status == 0 {
+            // moto's own API: readiness checks must not count as AWS requests (see authAfter). The port was free
+            // when picked, but another test's server may have taken it before moto could: the answer must be
+            // moto's (its Werkzeug server), and moto still running.
+            let probe = try await ChildProcess.run(
+                "/usr/bin/curl", ["-sf", "-D", "-", "-o", "/dev/null", fixture.endpoint + "/moto-api/"])
+            var status: Int32 = 0
+            guard waitpid(pid, &status, WNOHANG) == 0 else { throw POSIXError(.EADDRINUSE) }
+            if probe.status == 0, probe.standardOutput.contains("Werkzeug") {
                 return fixture
             }
             try await Task.sleep(for: .milliseconds(100))
