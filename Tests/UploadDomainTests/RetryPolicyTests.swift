@@ -41,12 +41,48 @@ struct RetryPolicyTests {
 
     @Test("a Retry-After too large for a Duration waits the five-minute cap instead of trapping (found by make fuzz)")
     func hugeRetryAfter() throws {
-        for header in ["1e308", "inf", "9223372036854775807", "301"] {
+        for header in ["99999999999999999999999999999", "9223372036854775807", "301"] {
             let response = TransferResponse(status: 503, headers: ["retry-after": header])
             let error = try #require(response.error(file: "a.jpg"))
             #expect(policy.delay(after: error, attempt: 1, unit: 0) == .seconds(300))
         }
+        // Not a number of seconds (RFC 9110): no Retry-After at all, so the computed backoff.
+        for header in ["1e308", "inf"] {
+            let response = TransferResponse(status: 503, headers: ["retry-after": header])
+            #expect(try #require(response.error(file: "a.jpg")).retryAfter == nil)
+        }
         let nan = UploadError(.httpStatus(503), retryAfter: .nan)
         #expect(policy.delay(after: nan, attempt: 1, unit: 1) == .milliseconds(100))
+    }
+}
+
+@Suite("Retry-After")
+struct RetryAfterTests {
+    func response(_ retryAfter: String, date: String? = nil, receivedAt: Double? = nil) -> TransferResponse {
+        var headers = ["retry-after": retryAfter]
+        headers["date"] = date
+        var response = TransferResponse(status: 503, headers: headers)
+        response.receivedAt = receivedAt
+        return response
+    }
+
+    @Test("seconds as digits; anything else that looks like a number is not one")
+    func seconds() {
+        #expect(response("5").retryAfter == 5)
+        #expect(response("1.5").retryAfter == 1.5)
+        for text in ["0x5", "inf", "nan", "-1", "1e3", "", "soon"] {
+            #expect(response(text).retryAfter == nil, "\(text)")
+        }
+    }
+
+    @Test("an HTTP date counts from the answer's Date, else from when it came; a date past is now")
+    func date() {
+        let later = "Thu, 26 Nov 2026 10:00:20 GMT"
+        #expect(response(later, date: "Thu, 26 Nov 2026 10:00:00 GMT").retryAfter == 20)
+        // 2026-11-26 10:00:00 UTC is 1,795,687,200 s after 1970.
+        #expect(response(later, receivedAt: 1_795_687_200).retryAfter == 20)
+        #expect(response("Sun, 06 Nov 1994 08:49:37 GMT", receivedAt: 1_795_687_200).retryAfter == 0)
+        #expect(response(later).retryAfter == nil, "no clock to count from")
+        #expect(response("Thu, 26 Nov 2026 25:00:20 GMT", receivedAt: 0).retryAfter == nil)
     }
 }

@@ -275,6 +275,7 @@ final class CurlTransfer: @unchecked Sendable {
             status: status, headers: headers, body: String(decoding: body, as: UTF8.self),
             contentHashes: inline?.contentHashes ?? fileBodies.map(\.contentHash))
         response.credentials = request.credentials
+        response.receivedAt = Date().timeIntervalSince1970
         if let bodyDigests {
             response.bodyDigest = BodyDigest(
                 md5: URIEncoding.hex(bodyDigests.md5.finalize()),
@@ -324,6 +325,10 @@ final class CurlTransfer: @unchecked Sendable {
             return UploadError(.connectionFailed, file: file, cause: detail)
         case CURLE_OPERATION_TIMEDOUT:
             return UploadError(.timedOut, file: file, cause: detail)
+        case CURLE_WEIRD_SERVER_REPLY,
+            CURLE_UNSUPPORTED_PROTOCOL where Self.isAboutTheAnswer(detail):
+            return UploadError(
+                .invalidResponse, file: file, cause: "\(host) answered with something not HTTP: \(detail)")
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
             return UploadError(.badURL, file: file, cause: detail)
         case CURLE_READ_ERROR, CURLE_ABORTED_BY_CALLBACK:
@@ -337,6 +342,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// The request's host, for TLS messages (never its user info or query, which may hold secrets).
     private var host: String {
         URLComponents(string: request.url)?.host ?? "the server"
+    }
+
+    /// libcurl 7.88's words when a status line is not HTTP: it reports them as an unsupported protocol, which
+    /// otherwise means the URL's scheme.
+    static func isAboutTheAnswer(_ detail: String) -> Bool {
+        detail.contains("in response") || detail.contains("HTTP/0.9") || detail.contains("server reply")
     }
 
     /// An OpenSSL alert about certificates in libcurl's words ("tlsv13 alert certificate required",

@@ -47,6 +47,11 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     ///
     /// - Throws: `JournalError`; a file that is not a journal is left untouched.
     public static func prepare(path: String) throws(JournalError) -> PreparedJournal {
+        // `--journal /dev/null` (or a folder, a FIFO): SQLite would put its lock and journal files beside it.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw JournalError(.notADatabase, path: path, reason: "not a regular file")
+        }
         try JournalFiles.makeParentFolders(of: path)
         let lock = try JournalLock(journalPath: path)
         let created = try JournalFiles.createIfMissing(path)

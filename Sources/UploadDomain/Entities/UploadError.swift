@@ -130,7 +130,7 @@ extension UploadError: CustomStringConvertible {
         case .fileChanged: return "file changed while uploading" + (cause.map { ": \($0)" } ?? "")
         case .unauthorized: return "\(status ?? "HTTP 401") unauthorized (check --token or UPLOADER_TOKEN)"
         case .cancelled: return "cancelled"
-        case .timedOut: return "timed out" + (cause.map { ": \($0)" } ?? "")
+        case .timedOut: return (status.map { "\($0) request timeout" } ?? "timed out") + (cause.map { ": \($0)" } ?? "")
         case .imageUnreadable: return "cannot decode image" + (cause.map { ": \($0)" } ?? "")
         case .imageTooLarge: return "image too large" + (cause.map { ": \($0)" } ?? "")
         case .preparedCopyUnwritable: return "cannot write the prepared copy" + (cause.map { " \($0)" } ?? "")

@@ -33,15 +33,34 @@ public struct TransferResponse: Sendable, Equatable {
     /// True for 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
 
-    /// `Retry-After` in seconds when given as a number.
-    public var retryAfter: Double? { headers["retry-after"].flatMap { Double($0.trimmingSpaces) } }
+    /// When the answer came, seconds since 1970: what a `Retry-After` date counts from when the answer has no
+    /// `Date` of its own.
+    public var receivedAt: Double?
+
+    /// `Retry-After` in seconds: a number of seconds, or an HTTP date (`Wed, 21 Oct 2026 07:28:00 GMT`) counted
+    /// from the answer's `Date` (else from when it came); nil when absent or neither.
+    public var retryAfter: Double? {
+        guard let value = headers["retry-after"]?.trimmingSpaces else { return nil }
+        if let seconds = HTTPDate.seconds(value) { return seconds }
+        guard let date = HTTPDate.parse(value),
+            let now = headers["date"].flatMap({ HTTPDate.parse($0.trimmingSpaces) }) ?? receivedAt
+        else { return nil }
+        return max(0, date - now)
+    }
 
     /// The error this response means for a file, or nil for 2xx.
     public func error(file: String?) -> UploadError? {
         guard !isSuccess else { return nil }
+        // A redirect is not followed: where it points is what the user needs, not its body.
+        let excerpt =
+            if (300..<400).contains(status), let location = headers["location"], !location.isEmpty {
+                "Location: " + Sanitizer.excerpt(shown(Redactor.url(location)))
+            } else {
+                Sanitizer.excerpt(shown(body))
+            }
         return UploadError(
-            UploadError.code(forStatus: status), file: file, httpStatus: status,
-            bodyExcerpt: Sanitizer.excerpt(shown(body)), retryAfter: retryAfter)
+            UploadError.code(forStatus: status), file: file, httpStatus: status, bodyExcerpt: excerpt,
+            retryAfter: retryAfter)
     }
 
     /// `text` (the body or a part of it) as it may be shown or stored: each credential replaced by `REDACTED`.

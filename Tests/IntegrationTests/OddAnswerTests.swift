@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// Answers a server should not give, through the real binary: each said for what it is.
+@Suite("odd answers")
+struct OddAnswerTests {
+    func failure(answer: @escaping @Sendable (RawCapture.Request) -> String) async throws -> String {
+        let server = try RawCapture(reply: answer)
+        defer { server.stop() }
+        let folder = try TestFolder("odd")
+        try folder.write("a.jpg", size: 1_000, seed: 1, prefix: Magic.jpeg)
+        let outcome = try await ChildProcess.run(
+            ChildProcess.uploaderBinary, [folder.path, "--to", server.url, "--json", "--no-resume", "--retries", "0"])
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try ndjson(outcome.standardOutput).first { $0["event"] as? String == "failed" }
+        return failed?["error"] as? String ?? ""
+    }
+
+    @Test("an answer that is not HTTP is said to be so, not taken for a bad URL")
+    func notHTTP() async throws {
+        let error = try await failure { _ in "garbage, not http\r\n\r\n" }
+        #expect(error.contains("invalid response: 127.0.0.1 answered with something not HTTP"), "\(error)")
+    }
+
+    @Test("a redirect, not followed, names where it points (its secrets redacted)")
+    func redirect() async throws {
+        let error = try await failure { _ in
+            "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:9/elsewhere?sig=abc123\r\n"
+                + "Content-Length: 0\r\n\r\n"
+        }
+        #expect(error.contains("HTTP 307 temporary redirect"), "\(error)")
+        #expect(error.contains("Location: http://127.0.0.1:9/elsewhere?sig=REDACTED"), "\(error)")
+    }
+
+    @Test("Retry-After as an HTTP date is waited for, counted from the answer's Date")
+    func retryAfterDate() async throws {
+        let answered = Mutex(0)
+        let server = try RawCapture { _ in
+            guard
+                answered.withLock({ count in
+                    count += 1
+                    return count == 1
+                })
+            else { return "HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n" }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            let now = Date()
+            return "HTTP/1.1 503 Service Unavailable\r\nDate: \(formatter.string(from: now))\r\n"
+                + "Retry-After: \(formatter.string(from: now.addingTimeInterval(3)))\r\nContent-Length: 0\r\n\r\n"
+        }
+        defer { server.stop() }
+        let folder = try TestFolder("odd-date")
+        try folder.write("a.jpg", size: 1_000, seed: 1, prefix: Magic.jpeg)
+        let outcome = try await ChildProcess.run(
+            ChildProcess.uploaderBinary, [folder.path, "--to", server.url, "--json", "--no-resume"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let retrying = try #require(try ndjson(outcome.standardOutput).first { $0["event"] as? String == "retrying" })
+        let wait = retrying["retry_in_s"] as? Double ?? 0
+        // Whole seconds on both dates: 3, or 2 when the second turned between them.
+        #expect(wait >= 2 && wait <= 3, "\(retrying)")
+    }
+}
