@@ -19,8 +19,10 @@ struct UploadSessionPreparingTests {
         var preparations = preparer.started.makeAsyncIterator()
         var requests = transport.started.makeAsyncIterator()
         await session.start()
-        let first = try #require(await preparations.next())
-        let second = try #require(await preparations.next())
+        // The two workers' tasks may reach the preparer in either order.
+        let pair = [try #require(await preparations.next()), try #require(await preparations.next())]
+            .sorted { $0.item.id < $1.item.id }
+        let (first, second) = (pair[0], pair[1])
         #expect([first.item.id, second.item.id] == [0, 1])
         #expect(first.options == options)
         var snapshot = await session.snapshot()

@@ -126,6 +126,35 @@ struct UploadSessionTests {
         #expect(await session.snapshot().toast == .done)
     }
 
+    @Test("a 429 with Retry-After holds every new request until then, not only the refused file's retry")
+    func retryAfterHoldsTheQueue() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([10, 10, 10, 10]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 2), clock: clock, random: { 1 })
+        var events = session.events.makeAsyncIterator()
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        let second = try #require(await started.next())
+        first.reply(.success(TransferResponse(status: 429, headers: ["retry-after": "5"])))
+        #expect(await awaitEvent(.retrying, file: 0, in: &events) != nil)
+        second.reply(.success(TransferResponse(status: 201)))
+        #expect(await awaitEvent(.done, file: 1, in: &events) != nil)
+        // Two slots free, two files waiting: nothing starts while the server said to wait.
+        var snapshot = await session.snapshot()
+        #expect(snapshot.files[2].phase == .queued && snapshot.files[3].phase == .queued)
+        #expect(snapshot.transfersInFlight == 0)
+        clock.advance(by: .seconds(5))
+        let next = try #require(await started.next())
+        #expect([0, 2, 3].contains(next.request.files[0].id))
+        snapshot = await session.snapshot()
+        #expect(snapshot.transfersInFlight >= 1)
+        await session.handle(.cancelAll)
+        await session.waitUntilIdle()
+    }
+
     @Test("the elapsed time stops when the last file ends and runs again with a retry")
     func elapsedStopsWhenIdle() async throws {
         let transport = InMemoryTransport()

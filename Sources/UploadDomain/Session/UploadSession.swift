@@ -117,6 +117,10 @@ public actor UploadSession {
     private var draining = false
     private var graceEnds: Duration?
     private var graceTimer: Task<Void, Never>?
+    /// A server asked to wait (`Retry-After` on a 429 or 503): no request starts before this time (`clock.now`),
+    /// so the files behind do not all meet the same refusal, and the retries do not all come back at once.
+    private var holdUntil: Duration?
+    private var holdTimer: Task<Void, Never>?
     private let preparer: (any ImagePreparing)?
     /// Files waiting for a preparing worker, in order, and the files being prepared.
     private var prepareQueue: [Int] = []
@@ -336,6 +340,10 @@ public actor UploadSession {
     }
 
     private func pump() {
+        if let holdUntil {
+            guard clock.now >= holdUntil else { return }
+            self.holdUntil = nil
+        }
         // Take the slot first: parts of multipart uploads take slots from other threads.
         while !stopping, !draining, queueHead < queue.count, slots.tryAcquire() {
             var batch: [Int] = []
@@ -497,6 +505,7 @@ public actor UploadSession {
         }
         let attempt = files[id].machine.attempt
         let delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
+        if !final, let delay, error.retryAfter != nil { hold(for: delay) }
         apply(files[id].machine.failed(retryAfter: final ? nil : delay), to: id)
     }
 
@@ -546,6 +555,19 @@ public actor UploadSession {
         case .enqueue:
             queue.append(id)
             pump()
+        }
+    }
+
+    /// Starts nothing new for `delay`, the wait a server asked for; the queue moves on when it has passed.
+    private func hold(for delay: Duration) {
+        let until = clock.now + delay
+        guard holdUntil.map({ until > $0 }) ?? true else { return }
+        holdUntil = until
+        holdTimer?.cancel()
+        let clock = self.clock
+        holdTimer = Task(executorPreference: taskExecutor) { [weak self] in
+            guard (try? await clock.sleep(for: delay)) != nil else { return }
+            await self?.pump()
         }
     }
 
