@@ -195,7 +195,9 @@ public actor HeadlessReporter {
     }
 
     /// The closing summary line (and NDJSON `summary`).
-    public func summary(_ snapshot: UploadSnapshot, exitCode: Int32) {
+    /// - Parameter journalError: Why the journal could not record the run, when it could not: said before the
+    ///   summary, and in its NDJSON line.
+    public func summary(_ snapshot: UploadSnapshot, exitCode: Int32, journalError: String? = nil) {
         summarized = true
         let p = snapshot.progress
         let c = p.counts
@@ -208,6 +210,7 @@ public actor HeadlessReporter {
         let saved = p.bytesSaved > 0 ? ", \(Format.bytes(p.bytesSaved)) saved by preparing" : ""
         let verified = c.verified > 0 ? " (\(c.verified) verified)" : ""
         let files = c.total == 1 ? "1 file" : "\(c.total) files"
+        if let journalError { output.standardError("uploader-tui: warning: \(journalError)") }
         output.standardError(
             "\(files): \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
                 + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))\(saved)"
@@ -229,6 +232,7 @@ public actor HeadlessReporter {
         if let limit = snapshot.bandwidthLimit { line.add("bwlimit", limit) }
         line.add("concurrency", snapshot.concurrency)
         line.add("exit_code", Int(exitCode))
+        if let journalError { line.add("journal_error", journalError) }
         line.add("peak_rss_bytes", Self.peakResidentBytes())
         if snapshot.files.contains(where: { $0.result?.mediaID != nil }) {
             let mediaIDs = snapshot.files.map { $0.result?.mediaID }

@@ -109,13 +109,14 @@ struct UploadRun {
             ? Task(executorPreference: globalConcurrentExecutor) { await ConcurrencyAutopilot.run(session) } : nil
         defer { autopilot?.cancel() }
         var served: ServedRun?
+        var saidFailure: String?
         if let id = plan.service {
             served = try await serve(
                 session, id: id, interrupts: interrupts, total: items.count, skipping: done, whenIdle: whenIdle)
         } else if plan.headless {
-            await runHeadless(
+            saidFailure = await runHeadless(
                 session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
-                interrupts: interrupts)
+                interrupts: interrupts, journal: journal)
         } else {
             // The screen reads snapshots; only the log wants the events. Should the screen fail, they go on to the
             // headless reporter through the same loop: a stream has one reader.
@@ -159,9 +160,9 @@ struct UploadRun {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
                 fallback.reporter.withLock { $0 = reporter }
-                await runHeadless(
+                saidFailure = await runHeadless(
                     session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
-                    interrupts: interrupts, readsEvents: logged == nil)
+                    interrupts: interrupts, journal: journal, readsEvents: logged == nil)
                 await logged?.value
             }
         }
@@ -169,10 +170,11 @@ struct UploadRun {
         journal?.beginClose(counts: snapshot.progress.counts)
         engine.stop()
         await journal?.closed()
-        if let failure = journal?.writeFailure {
+        let failure = journal?.writeFailure
+        if let failure, failure.description != saidFailure {
             FileHandle.standardError.write(Data("uploader-tui: warning: \(failure)\n".utf8))
         }
-        var status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
+        var status = Self.status(snapshot, interrupted: interrupts.interrupted, journalFailure: failure)
         if let target = plan.resultsTarget {
             do {
                 try ResultsFile.write(snapshot.files, to: target)
@@ -216,10 +218,13 @@ struct UploadRun {
     /// Runs the batch of `total` files with the headless reporter; `whenIdle` gets the final counts as soon as
     /// nothing is left.
     /// `readsEvents` false: another loop already reads the session's events and hands them to `reporter`.
+    /// - Returns: The journal's failure said with the summary, if any.
+    @discardableResult
     private func runHeadless(
         _ session: UploadSession, reporter: HeadlessReporter, total: Int, skipping done: Set<Int>,
-        whenIdle: (PhaseCounts) -> Void, interrupts: InterruptWatcher, readsEvents: Bool = true
-    ) async {
+        whenIdle: (PhaseCounts) -> Void, interrupts: InterruptWatcher, journal: SQLiteJournal?,
+        readsEvents: Bool = true
+    ) async -> String? {
         for note in plan.notes { await reporter.note(note) }
         let locations = Task { [plan] in
             if let note = await Self.locationNote(plan) { await reporter.note(note) }
@@ -255,9 +260,22 @@ struct UploadRun {
         await session.finishEvents()
         await events.value
         let snapshot = await session.snapshot()
-        let status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted)
-        await reporter.summary(snapshot, exitCode: status.rawValue)
+        // What the journal has committed so far: a failure then is said with the summary and in its exit code.
+        journal?.flush()
+        let failure = journal?.writeFailure
+        let status = Self.status(snapshot, interrupted: interrupts.interrupted, journalFailure: failure)
+        await reporter.summary(snapshot, exitCode: status.rawValue, journalError: failure?.description)
         plan.log?.finished(snapshot, exitCode: status.rawValue)
+        return failure?.description
+    }
+
+    /// The run's exit status: a journal that could not record it makes it 1 (its reruns would send again what was
+    /// done).
+    static func status(
+        _ snapshot: UploadSnapshot, interrupted: Bool, journalFailure: JournalError?
+    ) -> ExitStatus {
+        let status = ExitStatus(counts: snapshot.progress.counts, interrupted: interrupted)
+        return status == .success && journalFailure != nil ? .someFailed : status
     }
 }
 
