@@ -139,7 +139,10 @@ public actor ReferenceServer {
         let app = Application(
             router: makeRouter(root: root),
             server: .http1(
-                configuration: .init(additionalChannelHandlers: [ContinueExpectationHandler(), HangUpObserver()])),
+                configuration: .init(
+                    additionalChannelHandlers: [
+                        ContinueExpectationHandler(), HangUpObserver(), UpgradeRefusalHandler(),
+                    ])),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),
                 backlog: configuration.backlog,

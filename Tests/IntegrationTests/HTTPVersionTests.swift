@@ -160,6 +160,24 @@ struct HTTPVersionTests {
         await nginx.stop()
     }
 
+    @Test("--http2 over http:// to the reference server, which does not upgrade: 30 files on reused connections")
+    func h2cRefused() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("h2c")
+        for index in 0..<30 { try folder.write("f\(index).bin", size: 20_000, seed: UInt64(index)) }
+        // Once a connection had carried an `Upgrade: h2c` request, the server read no more from it: the next
+        // request on it waited for ever, or here until the response timeout.
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--put", server.url("/files/h2c/"), "--http2", "--no-resume", "--no-tui", "--concurrency",
+                "2", "--retries", "0", "--response-timeout", "5",
+            ])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(await server.server.statistics.filesStored == 30)
+        await server.stop()
+    }
+
     @Test("a new connection resumes the TLS session an earlier one made, whichever loop it is on")
     func sessionsResume() async throws {
         let certificates = try await TestCertificates.make()
