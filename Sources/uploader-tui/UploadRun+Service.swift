@@ -11,7 +11,7 @@ extension UploadRun {
     /// - Returns: the run, to be ended once the journal and the results are written.
     /// - Throws: `UsageError` when the run folder or the socket cannot be made.
     func serve(
-        _ session: UploadSession, id: String, interrupts: InterruptWatcher, total: Int, skipping done: Set<Int>,
+        _ session: UploadSession, id: String, interrupts: InterruptWatcher, total: Int, skipping done: EarlierRuns,
         whenIdle: (PhaseCounts) -> Void
     ) async throws -> ServedRun {
         // No terminal, no hang-up; ignored all the same, so a stray SIGHUP cannot end a run the person left.
@@ -39,7 +39,7 @@ extension UploadRun {
                 for await event in session.events { log.handle(event) }
             }
         }
-        await session.start(skipping: done)
+        await session.start(skipping: done.files, earlierResults: done.results)
         server.start()
         RunLauncher.signalReady()
         let idle = Task {

@@ -56,13 +56,13 @@ struct UploadRun {
                 endpoint: endpoint, token: token, headers: headers, mediaType: mediaType, ticketBatch: batch,
                 items: items, transport: transport)
         }
-        var done: Set<Int> = []
+        var done = EarlierRuns()
         if let journal {
-            let prior = journal.priorOutcomes(
-                of: items,
-                destinations: items.map { plan.imageOptions.journalDestination(planner.journalDestination(of: $0)) }
-            )
-            done = Set(prior.filter { $0.value == .done }.keys)
+            let destinations = items.map { plan.imageOptions.journalDestination(planner.journalDestination(of: $0)) }
+            let prior = journal.priorOutcomes(of: items, destinations: destinations)
+            done.files = Set(prior.filter { $0.value == .done }.keys)
+            let ids = done.files.sorted()
+            done.results = journal.earlierResults(of: ids.map { items[$0] }, destinations: ids.map { destinations[$0] })
         }
         let preparer = plan.imageOptions.changesNothing ? nil : VipsImagePreparer()
         if let preparer { ProcessExit.atExit { preparer.removeTemporaryFolder() } }
@@ -130,7 +130,7 @@ struct UploadRun {
                     }
                 }
             }
-            await session.start(skipping: done)
+            await session.start(skipping: done.files, earlierResults: done.results)
             let (notices, noticeSink) = AsyncStream.makeStream(of: String.self)
             Task { [plan] in
                 if let note = await Self.locationNote(plan) { noticeSink.yield(note) }
@@ -221,7 +221,7 @@ struct UploadRun {
     /// - Returns: The journal's failure said with the summary, if any.
     @discardableResult
     private func runHeadless(
-        _ session: UploadSession, reporter: HeadlessReporter, total: Int, skipping done: Set<Int>,
+        _ session: UploadSession, reporter: HeadlessReporter, total: Int, skipping done: EarlierRuns,
         whenIdle: (PhaseCounts) -> Void, interrupts: InterruptWatcher, journal: SQLiteJournal?,
         readsEvents: Bool = true
     ) async -> String? {
@@ -252,7 +252,7 @@ struct UploadRun {
                 await reporter.progress(await session.snapshot())
             }
         }
-        await session.start(skipping: done)
+        await session.start(skipping: done.files, earlierResults: done.results)
         await session.waitUntilIdle()
         whenIdle(await session.snapshot().progress.counts)
         ticker.cancel()
@@ -361,4 +361,11 @@ final class InterruptWatcher: @unchecked Sendable {
 /// The headless reporter the log's event loop also feeds once the screen has failed.
 private final class FallbackReporter: Sendable {
     let reporter = Mutex<HeadlessReporter?>(nil)
+}
+
+/// What earlier runs to the same destinations left: the files they uploaded, skipped now, and what the server
+/// answered for them then.
+struct EarlierRuns {
+    var files: Set<Int> = []
+    var results: [Int: UploadResult] = [:]
 }

@@ -27,7 +27,7 @@ struct PresignUploadTests {
             [
                 folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "archive", "--presign-batch",
                 "5",
-                "--json", "--results", results, "--concurrency", "4",
+                "--json", "--results", results, "--concurrency", "4", "--journal", folder.path + ".journal",
             ],
             environment: ["UPLOADER_TOKEN": secret])
         #expect(outcome.status == 0, "\(outcome.standardError)")
@@ -55,6 +55,23 @@ struct PresignUploadTests {
             #expect(!output.contains(secret))
             #expect(!output.contains("sig="), "presigned signatures never appear")
         }
+
+        // A rerun skips every file and still reports each one's media ID and key, from the journal.
+        let again = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "archive", "--json",
+                "--results", results, "--journal", folder.path + ".journal",
+            ],
+            environment: ["UPLOADER_TOKEN": secret])
+        #expect(again.status == 0, "\(again.standardError)")
+        let rewritten = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results))) as? [String: Any])
+        let skipped = try #require(rewritten["files"] as? [[String: Any]])
+        #expect(skipped.allSatisfy { $0["phase"] as? String == "skipped" })
+        #expect(skipped.map { $0["mediaID"] as? String } == ids)
+        #expect(skipped.map { $0["location"] as? String } == entries.map { $0["location"] as? String })
+        #expect(try lines(again.standardOutput).last?["media_ids"] as? [String] == ids)
 
         let first = try #require(entries.first?["location"] as? String)
         let deleted = try await ChildProcess.run(

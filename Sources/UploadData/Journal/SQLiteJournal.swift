@@ -148,6 +148,42 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         }
     }
 
+    /// What the server answered the files an earlier run uploaded (those `priorOutcomes` says are done), so a
+    /// rerun reports their media IDs and locations with their skip.
+    public func earlierResults(of items: [UploadItem], destinations: [String]) -> [Int: UploadResult] {
+        guard !items.isEmpty else { return [:] }
+        writer.flush()
+        let pairs = JSONText.array(of: zip(items, destinations).map { [$0.path, $1] })
+        do {
+            return try queue.read { db in
+                var results: [Int: UploadResult] = [:]
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT probe.key, files.size, files.mtime, files.http_status, files.response, files.media_id,
+                            files.location
+                        FROM json_each(?) AS probe CROSS JOIN files
+                            ON files.path = json_extract(probe.value, '$[0]')
+                            AND files.destination = json_extract(probe.value, '$[1]')
+                        WHERE files.phase = 'done'
+                        """,
+                    arguments: [pairs])
+                while let row = try rows.next() {
+                    let item = items[row[0] as Int]
+                    guard row[1] == item.size, row[2] == item.modified else { continue }
+                    let body: String = row[4] ?? ""
+                    let first = body.first { !$0.isWhitespace }
+                    results[item.id] = UploadResult(
+                        httpStatus: row[3] ?? 0, body: body, isJSON: first == "{" || first == "[", location: row[6],
+                        mediaID: row[5])
+                }
+                return results
+            }
+        } catch {
+            return [:]
+        }
+    }
+
     /// Buffers the entry and returns at once; the writer thread commits it within about 50 ms.
     public func record(_ entry: JournalEntry) {
         recordedFiles.store(true, ordering: .releasing)

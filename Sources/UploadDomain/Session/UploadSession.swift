@@ -156,7 +156,10 @@ public actor UploadSession {
     }
 
     /// Queues every file (skipping those in `alreadyDone`) and starts the first requests.
-    public func start(skipping alreadyDone: Set<Int> = []) {
+    /// - Parameters:
+    ///   - alreadyDone: Files an earlier run uploaded: skipped.
+    ///   - earlierResults: What the server answered them then (media ID, location), reported with the skip.
+    public func start(skipping alreadyDone: Set<Int> = [], earlierResults: [Int: UploadResult] = [:]) {
         guard !started else { return }
         started = true
         if let limit = configuration.bandwidthLimit { transport.setBandwidthLimit(limit) }
@@ -164,6 +167,7 @@ public actor UploadSession {
             emit(.queued, id)
             if alreadyDone.contains(id) || files[id].item.skipReason != nil {
                 _ = files[id].machine.skip()
+                files[id].result = earlierResults[id]
                 emit(.skipped, id)
             } else if let reason = files[id].item.unreadableReason {
                 _ = files[id].machine.start()
