@@ -92,8 +92,9 @@ public enum DryRunReport {
                     + Sanitizer.displayName(file.destination))
         }
         let saved = before > after ? ", \(Format.bytes(after)) after preparing" : ""
+        let count = files.count == 1 ? "1 file" : "\(files.count) files"
         lines.append(
-            "dry run: \(files.count) files, \(sending.count) would be sent (\(Format.bytes(before))\(saved)); nothing sent")
+            "dry run: \(count), \(sending.count) would be sent (\(Format.bytes(before))\(saved)); nothing sent")
         lines += violations.map { "rule broken: " + $0 }
         return lines
     }

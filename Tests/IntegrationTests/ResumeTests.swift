@@ -166,6 +166,27 @@ struct ResumeTests {
         await server.stop()
     }
 
+    @Test("history says a run still going is running, and one killed did not finish")
+    func historyOfARunningRun() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("history-running")
+        try folder.write("slow.bin", size: 400_000, seed: 3)
+        let journal = folder.path + ".journal.sqlite"
+        let child = try ChildProcess.start(
+            binary,
+            [folder.path, "--put", server.url("/files/r/"), "--json", "--journal", journal, "--bwlimit", "100K"])
+        try await waitUntil("the upload's start") {
+            (try? ndjson(child.standardOutputSoFar))?.contains { $0["event"] as? String == "started" } == true
+        }
+        let during = try await ChildProcess.run(binary, ["history", "--journal", journal])
+        #expect(during.standardOutput.contains("(running)"), "\(during.standardOutput)")
+        child.signal(SIGKILL)
+        _ = await child.wait()
+        let after = try await ChildProcess.run(binary, ["history", "--journal", journal])
+        #expect(after.standardOutput.contains("(did not finish)"), "\(after.standardOutput)")
+        await server.stop()
+    }
+
     @Test("the journal keeps each file's XXH3-128: hashed while sending a PUT, after the answer for a form")
     func contentHashes() async throws {
         let server = try await ServerFixture.start()

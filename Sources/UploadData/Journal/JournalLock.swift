@@ -28,6 +28,17 @@ struct JournalLock: ~Copyable {
         descriptor = fd
     }
 
+    /// Whether a run holds the journal at `path` now (for `history`, which only reads). The test takes the lock
+    /// shared for an instant, which a run starting in that instant would find taken.
+    static func isHeld(journalPath path: String) -> Bool {
+        let fd = open(path + ".lock", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(fd, LOCK_UN)
+        return false
+    }
+
     /// Releases the lock when the owner lets go of it.
     deinit {
         flock(descriptor, LOCK_UN)

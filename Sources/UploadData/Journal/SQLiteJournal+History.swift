@@ -44,6 +44,11 @@ public struct RunSummary: Sendable, Equatable {
 }
 
 extension SQLiteJournal {
+    /// Whether a run is writing the journal at `path` now.
+    public static func isInUse(path: String) -> Bool {
+        JournalLock.isHeld(journalPath: path)
+    }
+
     /// Where the journal lives unless `--journal` says otherwise, following the XDG base directory spec.
     ///
     /// - Returns: `$XDG_STATE_HOME/uploader-tui/journal.sqlite` when that is an absolute path, else
