@@ -48,7 +48,7 @@ extension UploadRun {
         }
         let notes = Task { [plan] in
             for note in plan.notes { server.notice(note) }
-            if let note = await Self.locationNote(plan) { server.notice(note) }
+            if let note = await Self.locationNote(plan, skipping: done.files) { server.notice(note) }
         }
         // The record follows the batch, so a run killed with -9 is listed `gone` with what it had done.
         let recorder = Task {

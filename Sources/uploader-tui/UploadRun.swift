@@ -133,7 +133,7 @@ struct UploadRun {
             await session.start(skipping: done.files, earlierResults: done.results)
             let (notices, noticeSink) = AsyncStream.makeStream(of: String.self)
             Task { [plan] in
-                if let note = await Self.locationNote(plan) { noticeSink.yield(note) }
+                if let note = await Self.locationNote(plan, skipping: done.files) { noticeSink.yield(note) }
                 noticeSink.finish()
             }
             let configuration = TUIConfiguration(
@@ -227,7 +227,7 @@ struct UploadRun {
     ) async -> String? {
         for note in plan.notes { await reporter.note(note) }
         let locations = Task { [plan] in
-            if let note = await Self.locationNote(plan) { await reporter.note(note) }
+            if let note = await Self.locationNote(plan, skipping: done.files) { await reporter.note(note) }
         }
         // The reporter runs where the session's requests do (the curl threads), so an event costs no thread switch.
         let executor = session.taskExecutor
@@ -283,10 +283,11 @@ extension UploadRun {
     /// "12 of 24 files carry a GPS location; --strip-metadata removes it", or nil: said once, unless the metadata is
     /// stripped. Read from the images' headers while the uploads run; libvips, with its modules tens of milliseconds
     /// of CPU to load, only when there are images of a type that can hold EXIF.
-    static func locationNote(_ plan: UploadPlan) async -> String? {
+    /// The files `done` (uploaded by an earlier run, skipped now) are not counted: nothing of them goes out.
+    static func locationNote(_ plan: UploadPlan, skipping done: Set<Int>) async -> String? {
         guard !plan.imageOptions.stripMetadata else { return nil }
         let images = plan.items.filter {
-            $0.skipReason == nil && $0.sniffedType.map(MediaType.mayCarryLocation) == true
+            $0.skipReason == nil && !done.contains($0.id) && $0.sniffedType.map(MediaType.mayCarryLocation) == true
         }
         guard !images.isEmpty, VipsImagePreparer.libraryProblem() == nil else { return nil }
         let probe = VipsImagePreparer()

@@ -113,10 +113,16 @@ struct ImageUploadTests {
         let folder = try TestFolder("gps")
         try sidewaysPhotoWithGPS(folder.path + "/a.jpg")
         try image(folder.path + "/b.png", width: 300, height: 200, format: .png)
+        let journal = ["--journal", folder.path + ".journal.sqlite"]
         let plain = try await ChildProcess.run(
-            binary, [folder.path, "--put", server.url("/files/g/"), "--no-tui", "--no-resume"])
+            binary, [folder.path, "--put", server.url("/files/g/"), "--no-tui"] + journal)
         #expect(plain.status == 0, "\(plain.standardError)")
         #expect(plain.standardError.contains("note: 1 of 2 files carries a GPS location; --strip-metadata removes it"))
+        // A rerun that sends nothing has no location to warn about.
+        let rerun = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/g/"), "--no-tui"] + journal)
+        #expect(
+            rerun.standardError.contains("2 skipped") && !rerun.standardError.contains("GPS"), "\(rerun.standardError)")
         // Images of types that cannot hold EXIF are not counted, nor opened: "1 of 1", not "1 of 3".
         let mixed = try TestFolder("gps-mixed")
         try sidewaysPhotoWithGPS(mixed.path + "/a.jpg")
