@@ -311,7 +311,10 @@ extension UploadCommand {
             }
         }
         return UploadPlan(
-            items: items, notes: ignored + scan.notes + warnings + duplicateNotes, destinationKind: destination,
+            items: items,
+            notes: ignored + scan.notes + warnings + duplicateNotes
+                + [VipsImagePreparer.unpreparedNote(items, options: imageOptions)].compactMap { $0 },
+            destinationKind: destination,
             resultsTarget: resultsTarget, log: log,
             source: paths.joined(separator: " "), destination: Redactor.url(target),
             configuration: UploadSession.Configuration(

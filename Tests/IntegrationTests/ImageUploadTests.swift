@@ -131,6 +131,10 @@ struct ImageUploadTests {
         let counted = try await ChildProcess.run(
             binary, [mixed.path, "--put", server.url("/files/m/"), "--no-tui", "--no-resume"])
         #expect(counted.standardError.contains("note: 1 of 1 file carries a GPS location"), "\(counted.standardError)")
+        // With an image option, what it cannot read is said, not sent unchanged without a word.
+        let resized = try await ChildProcess.run(
+            binary, [mixed.path, "--put", server.url("/files/n/"), "--no-tui", "--no-resume", "--max-dimension", "100"])
+        #expect(resized.standardError.contains("note: 1 image (bmp) is sent as it is"), "\(resized.standardError)")
 
         let tmp = try TestFolder("tmp-put")
         let converted = try await ChildProcess.run(

@@ -97,6 +97,23 @@ public final class VipsImagePreparer: ImagePreparing {
             ? item.relativePath : format.remoteName(for: item.relativePath)
     }
 
+    /// What the image options leave as they are because libvips here cannot read them (BMP, icons): "2 images
+    /// (bmp) are sent as they are: …", or nil when every image can be prepared.
+    public static func unpreparedNote(_ items: [UploadItem], options: ImageOptions) -> String? {
+        guard !options.changesNothing else { return nil }
+        var types: [String: Int] = [:]
+        for item in items where item.skipReason == nil {
+            guard let type = item.sniffedType, type.hasPrefix("image/"), imageType(of: item) == nil else { continue }
+            types[String(type.dropFirst("image/".count)).replacingOccurrences(of: "x-", with: ""), default: 0] += 1
+        }
+        guard !types.isEmpty else { return nil }
+        let count = types.values.reduce(0, +)
+        let names = types.keys.sorted().joined(separator: ", ")
+        let sent =
+            count == 1 ? "1 image (\(names)) is sent as it is" : "\(count) images (\(names)) are sent as they are"
+        return sent + ": the image options read JPEG, PNG, WebP, GIF, TIFF, HEIC and AVIF"
+    }
+
     static func imageType(of item: UploadItem) -> String? {
         let type = item.sniffedType ?? item.contentType
         return ImageOutputFormat.inputTypes.contains(type) ? type : nil
