@@ -158,7 +158,8 @@ public struct ConfigFile: Sendable, Equatable {
 
     private static func expected(_ kind: ProfileKey.Kind) -> String {
         switch kind {
-        case .text: "a string"
+        // A text setting takes a whole number too (`concurrency = 2`, `batch = 10`).
+        case .text: "a string or a whole number"
         case .integer: "an integer"
         case .number: "a number"
         case .flag: "true or false"
