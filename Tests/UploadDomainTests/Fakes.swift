@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 import UploadDomain
 
 /// A transport the test drives by hand: each request waits until the test answers it.
@@ -25,7 +26,13 @@ final class InMemoryTransport: UploadTransport {
         let box = Mutex<CheckedContinuation<TransferResponse, any Error>?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                box.withLock { $0 = continuation }
+                // Cancelled before the continuation was kept: `onCancel` found nothing to resume.
+                let cancelled = box.withLock { kept in
+                    if Task.isCancelled { return true }
+                    kept = continuation
+                    return false
+                }
+                if cancelled { return continuation.resume(throwing: UploadError(.cancelled)) }
                 sink.yield(
                     Pending(request: request, probe: probe) { result in
                         box.withLock { $0.take() }?.resume(with: result.mapError { $0 as any Error })
@@ -42,6 +49,16 @@ final class InMemoryTransport: UploadTransport {
 
     func setBandwidthLimit(_ bytesPerSecond: Int64?) {
         bandwidthCalls.withLock { $0.append(bytesPerSecond) }
+    }
+}
+
+extension AsyncStream<InMemoryTransport.Pending>.Iterator {
+    /// The next `count` requests, by their first file's ID: requests started together reach the transport from
+    /// tasks of their own, in either order.
+    mutating func next(_ count: Int) async throws -> [InMemoryTransport.Pending] {
+        var requests: [InMemoryTransport.Pending] = []
+        for _ in 0..<count { requests.append(try #require(await next())) }
+        return requests.sorted { ($0.request.files.first?.id ?? 0) < ($1.request.files.first?.id ?? 0) }
     }
 }
 
@@ -77,14 +94,17 @@ final class ManualClock: UploadClock {
         }
     }
 
-    /// Returns once some task is sleeping on this clock.
-    func waitForSleeper() async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state in
-                if state.sleepers.isEmpty { state.sleeperWaiters.append(continuation) }
-                return !state.sleepers.isEmpty
+    /// Returns once `count` tasks (at least) are sleeping on this clock.
+    func waitForSleeper(count: Int = 1) async {
+        // Each new sleeper wakes the waiters, which look again.
+        while state.withLock({ $0.sleepers.count < count }) {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state in
+                    if state.sleepers.count < count { state.sleeperWaiters.append(continuation) }
+                    return state.sleepers.count >= count
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
         }
     }
 
