@@ -172,6 +172,9 @@ extension UploadCommand {
         if retryFailed, noResume {
             throw UsageError(description: "--retry-failed needs the journal; drop --no-resume")
         }
+        if [to, put, presign].compactMap({ $0 }).count > 1 {
+            throw UsageError(description: "use only one of --to, --put and --presign")
+        }
         if presign != nil, presignBatch < 1 {
             throw UsageError(description: "--presign-batch takes a number of files, 1 or more, not \(presignBatch)")
         }
@@ -320,7 +323,7 @@ extension UploadCommand {
             configuration: UploadSession.Configuration(
                 concurrency: width ?? ConcurrencyTuner.initialWidth, retryPolicy: RetryPolicy(maxRetries: retries),
                 failFast: failFast, tokenRefreshes: tokenSource == nil ? 0 : 2,
-                grace: .milliseconds(Int64(grace * 1000)), imageOptions: imageOptions,
+                grace: .milliseconds(Int64(min(grace, 31_536_000) * 1000)), imageOptions: imageOptions,
                 bandwidthLimit: checked.bandwidthLimit,
                 verify: verify, autoConcurrency: width == nil),
             engineOptions: engineOptions,

@@ -165,7 +165,8 @@ final class InMemoryPreparer: ImagePreparing {
     func prepare(
         _ item: UploadItem, options: ImageOptions, encoding: ImageEncoding
     ) async throws(UploadError) -> PreparedImage? {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PreparedImage?, UploadError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<PreparedImage?, UploadError>, Never>) in
             sink.yield(Pending(item: item, options: options, encoding: encoding) { continuation.resume(returning: $0) })
         }
         return try result.get()

@@ -1,5 +1,5 @@
 import Testing
-import UploadDomain
+@testable import UploadDomain
 
 @Suite("Sanitizer and Redactor")
 struct SanitizerTests {
@@ -37,6 +37,9 @@ struct SanitizerTests {
             #expect(!shown.contains("=\(secret)"), "\(secret): \(shown)")
         }
         #expect(shown.hasSuffix("&expires=99&ct=image%2Fjpeg"), "\(shown)")
+        // A URL's user info goes out as Basic credentials: their base64 is a secret too.
+        #expect(Redactor.secrets(in: "http://userx:URLPASS10@h/").contains("dXNlcng6VVJMUEFTUzEw"))
+        #expect(Redactor.base64(Array("ab".utf8)) == "YWI=" && Redactor.base64(Array("abcd".utf8)) == "YWJjZA==")
     }
 
     @Test("headers with CR or LF are refused")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import UploadDomain
 
 /// `--token-command CMD`: runs CMD with `/bin/sh -c`; its standard output, trimmed, is the new token.
@@ -14,20 +15,27 @@ public struct CommandTokenProvider: TokenProvider {
     }
 
     public func freshToken(replacing stale: String?) async throws(UploadError) -> String {
-        let outcome = await withCheckedContinuation { continuation in
-            // Process waits by blocking; keep that off the cooperative pool.
-            Thread { continuation.resume(returning: run()) }.start()
+        // A run stopped meanwhile (Ctrl-C) does not wait for the command: it is killed, as at its deadline.
+        let stopped = Atomic<Bool>(false)
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                // Process waits by blocking; keep that off the cooperative pool.
+                Thread { continuation.resume(returning: run(cancelled: { stopped.load(ordering: .relaxed) })) }.start()
+            }
+        } onCancel: {
+            stopped.store(true, ordering: .relaxed)
         }
         return try outcome.get()
     }
 
-    private func run() -> Result<String, UploadError> {
+    private func run(cancelled: () -> Bool) -> Result<String, UploadError> {
         let outcome: ShellCommand.Outcome
         do {
-            outcome = try ShellCommand.run(command, timeout: timeout)
+            outcome = try ShellCommand.run(command, timeout: timeout, cancelled: cancelled)
         } catch {
             return .failure(Self.failure("cannot run the token command: \(error.reason)"))
         }
+        if outcome.ending == .cancelled { return .failure(UploadError(.cancelled)) }
         guard case .exited(0) = outcome.ending else {
             let excerpt = Sanitizer.displayName(
                 String(decoding: outcome.standardError.prefix(200), as: UTF8.self)
@@ -37,6 +45,7 @@ public struct CommandTokenProvider: TokenProvider {
                 case .exited(let code): "exit \(code)"
                 case .signalled(let signal): "killed by signal \(signal)"
                 case .timedOut: "killed after \(String(format: "%g", timeout)) s"
+                case .cancelled: "stopped"
                 }
             let detail = excerpt.isEmpty ? "" : ": \(excerpt)"
             return .failure(Self.failure("the token command failed (\(status))" + detail))

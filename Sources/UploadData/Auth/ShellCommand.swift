@@ -8,6 +8,8 @@ enum ShellCommand {
         case exited(Int32)
         case signalled(Int32)
         case timedOut
+        /// Killed because nobody waits for it any more (`cancelled` said so).
+        case cancelled
     }
 
     struct Outcome {
@@ -23,7 +25,9 @@ enum ShellCommand {
     /// Most bytes kept of each stream; more is read and dropped, so the command never blocks on a full pipe.
     static let keep = 1 << 20
 
-    static func run(_ command: String, timeout: Double) throws(SpawnError) -> Outcome {
+    static func run(
+        _ command: String, timeout: Double, cancelled: () -> Bool = { false }
+    ) throws(SpawnError) -> Outcome {
         var out: [Int32] = [-1, -1]
         var err: [Int32] = [-1, -1]
         guard pipe(&out) == 0, pipe(&err) == 0 else {
@@ -67,9 +71,9 @@ enum ShellCommand {
             let now = DispatchTime.now().uptimeNanoseconds
             if exitedAt == nil, waitpid(pid, &status, WNOHANG) == pid { exitedAt = now }
             if let exitedAt, now >= exitedAt + 200_000_000 { break }
-            if now >= deadline {
+            if now >= deadline || cancelled() {
                 kill(-pid, SIGKILL)
-                outcome.ending = .timedOut
+                outcome.ending = now >= deadline ? .timedOut : .cancelled
                 break
             }
             var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }

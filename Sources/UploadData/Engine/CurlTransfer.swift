@@ -62,9 +62,10 @@ final class CurlTransfer: @unchecked Sendable {
         self.options = options
         self.mayUseHTTP2OverTLS = mayUseHTTP2OverTLS
         throttle = limiter.map(TransferThrottle.init)
+        // Nanoseconds, at most a year: a larger limit would overflow them, and is forever anyway.
+        func nanoseconds(_ seconds: Double) -> UInt64 { UInt64(min(max(0, seconds), 31_536_000) * 1e9) }
         stallWatch = StallWatch(
-            limit: UInt64(max(0, options.stallTimeout) * 1e9),
-            answerLimit: UInt64(max(0, options.responseTimeout) * 1e9))
+            limit: nanoseconds(options.stallTimeout), answerLimit: nanoseconds(options.responseTimeout))
         errorBuffer.initialize(to: 0)
         if request.digestsResponseBody { bodyDigests = (SHA256(), Insecure.MD5()) }
     }

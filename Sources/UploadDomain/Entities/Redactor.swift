@@ -43,6 +43,8 @@ public enum Redactor {
             let authority = url[authorityStart...].prefix { !"/?#".contains($0) }
             if let at = authority.lastIndex(of: "@") {
                 let userInfo = authority[..<at]
+                // libcurl sends it as `Authorization: Basic base64(user:password)`, which a server may repeat.
+                found.append(base64(Array(percentDecoded(String(userInfo)).utf8)))
                 found.append(
                     String(userInfo.firstIndex(of: ":").map { userInfo[userInfo.index(after: $0)...] } ?? userInfo))
             }
@@ -55,6 +57,22 @@ public enum Redactor {
             }
         }
         return found.flatMap { [$0, percentDecoded($0)] }
+    }
+
+    /// Standard base64 with padding.
+    static func base64(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var out: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            let chunk = bytes[index..<min(index + 3, bytes.count)]
+            let value = chunk.enumerated().reduce(0) { $0 | Int($1.element) << (16 - 8 * $1.offset) }
+            for position in 0..<4 {
+                out.append(position <= chunk.count ? alphabet[(value >> (18 - 6 * position)) & 63] : UInt8(ascii: "="))
+            }
+            index += 3
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `%XX` escapes (and `+`, as forms write a space) decoded; anything malformed kept as it is.
