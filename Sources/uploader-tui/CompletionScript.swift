@@ -3,14 +3,11 @@ import ArgumentParser
 /// `--generate-completion-script bash|zsh|fish`: swift-argument-parser's scripts, which complete a subcommand's
 /// options only after its name, taught upload's short form (`uploader-tui PATH… --to URL`): a command line whose
 /// first word names no subcommand is completed as `uploader-tui upload PATH…`, and the first word may be a path.
-/// The library does not model a default subcommand in its scripts (its issue 488); each addition below wraps the
-/// script's own functions and leaves them as they are.
+/// The library does not model a default subcommand in its scripts (its issue 488). The additions wrap the script's
+/// functions; zsh's entry point is renamed for its wrapper, and fish's option specs are mended (below).
 enum CompletionScript {
     /// What the first word may be without being upload's short form.
-    private static let rootWords = [
-        "upload", "delete", "history", "config", "attach", "ps", "stop", "help", "_serve-run", "-h", "--help",
-        "--version", "--generate-completion-script", "---completion", "--experimental-dump-help",
-    ]
+    private static let rootWords = UploaderCommand.rootWords.sorted() + UploaderCommand.rootFlags.sorted()
 
     /// The script for `shell`, or nil for a shell the library does not know.
     static func generate(_ shell: String) -> String? {

@@ -126,11 +126,11 @@ struct UploaderCommand: AsyncParsableCommand {
 
     /// The subcommands' names (and `help`), which only the root parse knows; `_commandName` is ArgumentParser's own
     /// (the configured name, else the one it derives from the type).
-    private static let rootWords: Set<String> = Set(
+    static let rootWords: Set<String> = Set(
         configuration.subcommands.map { $0._commandName } + ["help"])
 
     /// What the root answers itself.
-    private static let rootFlags: Set<String> = [
+    static let rootFlags: Set<String> = [
         "-h", "--help", "-help", "--version", "--generate-completion-script", "---completion",
         "--experimental-dump-help",
     ]
