@@ -121,7 +121,9 @@ struct FaultToleranceTests {
         #expect(failed["attempt"] as? Int == 2)
         let error = failed["error"] as? String ?? ""
         #expect(error.contains("no answer 1 s after the last byte was sent (--response-timeout)"), "\(failed)")
-        #expect(await server.server.statistics.stalls == 2)
+        // The server counts a stall when it reads the request's head; on a busy machine the second attempt may be
+        // given up before it does.
+        #expect((1...2).contains(await server.server.statistics.stalls))
         await server.stop()
     }
 
