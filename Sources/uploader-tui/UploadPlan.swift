@@ -386,24 +386,26 @@ extension UploadCommand {
         return url
     }
 
-    /// Two files of the batch that would be stored under one name (the same relative path from two folders, or an
-    /// image whose converted name is another file's), said in one line, or nil.
+    /// Every pair of files of the batch that would be stored under one name (the same relative path from two
+    /// folders, or an image whose converted name is another file's), a line each, or nil.
     static func sameRemoteName(_ items: [UploadItem], images: ImageOptions) -> String? {
         // By bytes, as servers store names: two Unicode spellings of one name are two names.
         var first: [[UInt8]: UploadItem] = [:]
+        var clashes: [String] = []
         for item in items where item.skipReason == nil {
             let remote = VipsImagePreparer.remoteName(of: item, options: images)
-            if let earlier = first[Array(remote.utf8)] {
-                let name = Sanitizer.displayName(remote)
-                let paths = [earlier, item].map { file in
-                    let converted = VipsImagePreparer.remoteName(of: file, options: images) != file.relativePath
-                    return Sanitizer.displayName(file.path) + (converted ? " (converted)" : "")
-                }
-                return "\(name): \(paths.joined(separator: " and ")) would be stored under this one name, the second "
-                    + "over the first; send them to different destinations"
+            guard let earlier = first[Array(remote.utf8)] else {
+                first[Array(remote.utf8)] = item
+                continue
             }
-            first[Array(remote.utf8)] = item
+            let paths = [earlier, item].map { file in
+                let converted = VipsImagePreparer.remoteName(of: file, options: images) != file.relativePath
+                return Sanitizer.displayName(file.path) + (converted ? " (converted)" : "")
+            }
+            clashes.append(
+                "\(Sanitizer.displayName(remote)): \(paths.joined(separator: " and ")) would be stored under this one "
+                    + "name, the second over the first; send them to different destinations")
         }
-        return nil
+        return clashes.isEmpty ? nil : clashes.joined(separator: "\nuploader-tui: ")
     }
 }

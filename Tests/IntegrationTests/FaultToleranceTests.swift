@@ -136,6 +136,16 @@ struct FaultToleranceTests {
         defer { close(listener) }
         let folder = try TestFolder("silent-presign")
         try folder.write("p.jpg", size: 5_000, seed: 7, prefix: Magic.jpeg)
+        // Given up after --response-timeout, it is said to be the presign request's.
+        let timedOut = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--presign", "http://127.0.0.1:\(port)/presign", "--json", "--no-resume",
+                "--response-timeout", "1", "--retries", "0",
+            ])
+        let failed = try #require(try events(timedOut.standardOutput, "failed").first)
+        let error = failed["error"] as? String ?? ""
+        #expect(error.contains("timed out: presign request to http://127.0.0.1:\(port)/presign: no answer"), "\(error)")
         let child = try ChildProcess.start(
             binary,
             [folder.path, "--presign", "http://127.0.0.1:\(port)/presign", "--json", "--no-resume", "--grace", "1"])

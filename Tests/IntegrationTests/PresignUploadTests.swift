@@ -72,6 +72,15 @@ struct PresignUploadTests {
         #expect(skipped.map { $0["mediaID"] as? String } == ids)
         #expect(skipped.map { $0["location"] as? String } == entries.map { $0["location"] as? String })
         #expect(try lines(again.standardOutput).last?["media_ids"] as? [String] == ids)
+        // Another media type is another place to store them: sent again.
+        let elsewhere = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "image", "--json",
+                "--journal", folder.path + ".journal",
+            ],
+            environment: ["UPLOADER_TOKEN": secret])
+        #expect(try lines(elsewhere.standardOutput).last?["done"] as? Int == 12, "\(elsewhere.standardError)")
 
         let first = try #require(entries.first?["location"] as? String)
         let deleted = try await ChildProcess.run(

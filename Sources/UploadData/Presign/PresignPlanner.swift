@@ -44,6 +44,11 @@ public final class PresignPlanner: RequestPlanner {
 
     public func destination(of item: UploadItem) -> String { destination }
 
+    /// The media type picks where the API stores a file: a rerun with another one sends the files again.
+    public func journalDestination(of item: UploadItem) -> String {
+        mediaType.map { destination + " (mediaType \($0))" } ?? destination
+    }
+
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
         let item = items[0]
         let ticket = try await ticket(for: item)
@@ -152,7 +157,11 @@ public final class PresignPlanner: RequestPlanner {
         let response: TransferResponse
         do {
             response = try await transport.send(request, probe: TransferProbe())
-        } catch let error as UploadError {
+        } catch var error as UploadError {
+            // Said as the presign request's, not the file's own upload's.
+            if error.code != .cancelled {
+                error.cause = "presign request to \(Redactor.url(endpoint)): " + (error.cause ?? error.summary)
+            }
             throw error
         } catch {
             throw UploadError(.cancelled)
