@@ -83,6 +83,9 @@ struct RetryAfterTests {
         #expect(response(later, receivedAt: 1_795_687_200).retryAfter == 20)
         #expect(response("Sun, 06 Nov 1994 08:49:37 GMT", receivedAt: 1_795_687_200).retryAfter == 0)
         #expect(response(later).retryAfter == nil, "no clock to count from")
+        // The two obsolete forms a recipient must read too.
+        #expect(response("Thursday, 26-Nov-26 10:00:20 GMT", receivedAt: 1_795_687_200).retryAfter == 20)
+        #expect(response("Thu Nov 26 10:00:20 2026", receivedAt: 1_795_687_200).retryAfter == 20)
         #expect(response("Thu, 26 Nov 2026 25:00:20 GMT", receivedAt: 0).retryAfter == nil)
     }
 }

@@ -10,17 +10,38 @@ enum HTTPDate {
 
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) as seconds since 1970; nil for anything else.
+    /// An HTTP date as seconds since 1970, in any of the three forms recipients must read (RFC 9110 5.6.7):
+    /// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime
+    /// (`Sun Nov  6 08:49:37 1994`); nil for anything else.
     static func parse(_ text: String) -> Double? {
         let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[0].hasSuffix(","), parts[5] == "GMT", let day = Int(parts[1]),
-            let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3]), (1...31).contains(day)
-        else { return nil }
-        let clock = parts[4].split(separator: ":").compactMap { Int($0) }
-        guard clock.count == 3, (0..<24).contains(clock[0]), (0..<60).contains(clock[1]), (0...60).contains(clock[2])
+        let day: Int?
+        let month: Int?
+        let year: Int?
+        let clock: Substring
+        switch parts.count {
+        case 6 where parts[0].hasSuffix(",") && parts[5] == "GMT":
+            (day, month, year, clock) = (
+                Int(parts[1]), months.firstIndex(of: String(parts[2])), Int(parts[3]), parts[4]
+            )
+        case 4 where parts[0].hasSuffix(",") && parts[3] == "GMT":
+            let date = parts[1].split(separator: "-")
+            guard date.count == 3, let short = Int(date[2]) else { return nil }
+            (day, month, clock) = (Int(date[0]), months.firstIndex(of: String(date[1])), parts[2])
+            year = date[2].count == 2 ? (short < 70 ? 2000 + short : 1900 + short) : short
+        case 5:
+            (day, month, year, clock) = (
+                Int(parts[2]), months.firstIndex(of: String(parts[1])), Int(parts[4]), parts[3]
+            )
+        default:
+            return nil
+        }
+        guard let day, let month, let year, (1...31).contains(day) else { return nil }
+        let time = clock.split(separator: ":").compactMap { Int($0) }
+        guard time.count == 3, (0..<24).contains(time[0]), (0..<60).contains(time[1]), (0...60).contains(time[2])
         else { return nil }
         let days = daysSince1970(year: year, month: month + 1, day: day)
-        return Double(days * 86_400 + clock[0] * 3_600 + clock[1] * 60 + clock[2])
+        return Double(days * 86_400 + time[0] * 3_600 + time[1] * 60 + time[2])
     }
 
     /// Days from 1970-01-01 to the date (proleptic Gregorian), after Howard Hinnant's `days_from_civil`.
