@@ -29,10 +29,6 @@ struct HistoryCommand: ParsableCommand {
             print("no runs yet (no journal at \(Sanitizer.displayName(path)))")
             return .success
         }
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            throw UsageError(description: "journal \(Sanitizer.displayName(path)): not a regular file")
-        }
         let runs: [RunSummary]
         do {
             runs = try SQLiteJournal.history(path: path, limit: limit)

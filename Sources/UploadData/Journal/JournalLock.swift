@@ -48,6 +48,15 @@ struct JournalLock: ~Copyable {
 
 /// File-system chores around the journal file.
 enum JournalFiles {
+    /// Refuses a journal path that names something other than a file (`/dev/null`, a folder, a FIFO): SQLite would
+    /// put its lock and journal files beside it, or wait on it.
+    static func checkIsFile(_ path: String) throws(JournalError) {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw JournalError(.notADatabase, path: path, reason: "not a regular file")
+        }
+    }
+
     /// Creates the folders above `path` that are missing, each 0700 (the journal names every file uploaded).
     static func makeParentFolders(of path: String) throws(JournalError) {
         let parent = (path as NSString).deletingLastPathComponent

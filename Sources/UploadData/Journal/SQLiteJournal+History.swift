@@ -72,6 +72,7 @@ extension SQLiteJournal {
         guard FileManager.default.fileExists(atPath: path) else {
             throw JournalError(.notFound, path: path, reason: "no such file")
         }
+        try JournalFiles.checkIsFile(path)
         do {
             var configuration = Configuration()
             configuration.readonly = true

@@ -47,11 +47,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     ///
     /// - Throws: `JournalError`; a file that is not a journal is left untouched.
     public static func prepare(path: String) throws(JournalError) -> PreparedJournal {
-        // `--journal /dev/null` (or a folder, a FIFO): SQLite would put its lock and journal files beside it.
-        var info = stat()
-        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-            throw JournalError(.notADatabase, path: path, reason: "not a regular file")
-        }
+        try JournalFiles.checkIsFile(path)
         try JournalFiles.makeParentFolders(of: path)
         let lock = try JournalLock(journalPath: path)
         let created = try JournalFiles.createIfMissing(path)
@@ -119,68 +115,65 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     static func priorOutcomes(
         of items: [UploadItem], destinations: [String], in queue: DatabaseQueue
     ) throws -> [Int: JournalEntry.PriorOutcome] {
-        precondition(items.count == destinations.count, "one destination per item")
-        guard !items.isEmpty else { return [:] }
-        do {
-            // By hand: JSONEncoder was a tenth of the time to the first request (docs/engine.md).
-            let pairs = JSONText.array(of: zip(items, destinations).map { [$0.path, $1] })
-            return try queue.read { db in
-                var outcomes: [Int: JournalEntry.PriorOutcome] = [:]
-                let rows = try Row.fetchCursor(
-                    db,
-                    sql: """
-                        SELECT probe.key, files.size, files.mtime, files.phase = 'done'
-                        FROM json_each(?) AS probe CROSS JOIN files
-                            ON files.path = json_extract(probe.value, '$[0]')
-                            AND files.destination = json_extract(probe.value, '$[1]')
-                        WHERE files.phase IN ('done', 'failed')
-                        """,
-                    arguments: [pairs])
-                while let row = try rows.next() {
-                    let item = items[row[0] as Int]
-                    let size: Int64 = row[1]
-                    let modified: Double = row[2]
-                    guard size == item.size, modified == item.modified else { continue }
-                    outcomes[item.id] = row[3] as Bool ? .done : .failed
-                }
-                return outcomes
-            }
+        var outcomes: [Int: JournalEntry.PriorOutcome] = [:]
+        try forEachRow(
+            of: items, destinations: destinations, in: queue, phases: "'done', 'failed'",
+            columns: "files.phase = 'done'"
+        ) { item, row in
+            outcomes[item.id] = row[3] as Bool ? .done : .failed
         }
+        return outcomes
     }
 
     /// What the server answered the files an earlier run uploaded (those `priorOutcomes` says are done), so a
     /// rerun reports their media IDs and locations with their skip.
     public func earlierResults(of items: [UploadItem], destinations: [String]) -> [Int: UploadResult] {
-        guard !items.isEmpty else { return [:] }
-        writer.flush()
-        let pairs = JSONText.array(of: zip(items, destinations).map { [$0.path, $1] })
+        var results: [Int: UploadResult] = [:]
         do {
-            return try queue.read { db in
-                var results: [Int: UploadResult] = [:]
-                let rows = try Row.fetchCursor(
-                    db,
-                    sql: """
-                        SELECT probe.key, files.size, files.mtime, files.http_status, files.response, files.media_id,
-                            files.location
-                        FROM json_each(?) AS probe CROSS JOIN files
-                            ON files.path = json_extract(probe.value, '$[0]')
-                            AND files.destination = json_extract(probe.value, '$[1]')
-                        WHERE files.phase = 'done'
-                        """,
-                    arguments: [pairs])
-                while let row = try rows.next() {
-                    let item = items[row[0] as Int]
-                    guard row[1] == item.size, row[2] == item.modified else { continue }
-                    let body: String = row[4] ?? ""
-                    let first = body.first { !$0.isWhitespace }
-                    results[item.id] = UploadResult(
-                        httpStatus: row[3] ?? 0, body: body, isJSON: first == "{" || first == "[", location: row[6],
-                        mediaID: row[5])
-                }
-                return results
+            try Self.forEachRow(
+                of: items, destinations: destinations, in: queue, phases: "'done'",
+                columns: "files.http_status, files.response, files.media_id, files.location"
+            ) { item, row in
+                let body: String = row[4] ?? ""
+                let first = body.first { !$0.isWhitespace }
+                results[item.id] = UploadResult(
+                    httpStatus: row[3] ?? 0, body: body, isJSON: first == "{" || first == "[", location: row[6],
+                    mediaID: row[5])
             }
         } catch {
-            return [:]
+            writer.noteFailure(JournalError.from(error, path: path))
+        }
+        return results
+    }
+
+    /// Calls `body` with each item's row in one of `phases`, whose size and mtime are the item's: one query
+    /// selecting the key, size, mtime, then `columns` (from index 3).
+    private static func forEachRow(
+        of items: [UploadItem], destinations: [String], in queue: DatabaseQueue, phases: String, columns: String,
+        _ body: (UploadItem, Row) throws -> Void
+    ) throws {
+        precondition(items.count == destinations.count, "one destination per item")
+        guard !items.isEmpty else { return }
+        // By hand: JSONEncoder was a tenth of the time to the first request (docs/engine.md).
+        let pairs = JSONText.array(of: zip(items, destinations).map { [$0.path, $1] })
+        try queue.read { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT probe.key, files.size, files.mtime, \(columns)
+                    FROM json_each(?) AS probe CROSS JOIN files
+                        ON files.path = json_extract(probe.value, '$[0]')
+                        AND files.destination = json_extract(probe.value, '$[1]')
+                    WHERE files.phase IN (\(phases))
+                    """,
+                arguments: [pairs])
+            while let row = try rows.next() {
+                let item = items[row[0] as Int]
+                let size: Int64 = row[1]
+                let modified: Double = row[2]
+                guard size == item.size, modified == item.modified else { continue }
+                try body(item, row)
+            }
         }
     }
 
