@@ -441,14 +441,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// a stall: with many transfers sharing a low cap, each may wait seconds for its turn; nor is waiting for the
     /// first byte to go, which may be waiting for a connection under `--max-host-connections`.
     func checkStall(sent: Int64, total: Int64) -> Bool {
-        // A read-back sends nothing: the bytes it receives are its progress.
-        if case .none = request.body {
-            stopped = stallWatch.stop(sent: 0, total: 0, received: bodyBytes, paused: paused, now: StallWatch.now())
-            if stopped == .sending { stopped = .answering }
-            return stopped != nil
-        }
-        let held = paused || throttle?.isWaiting == true || sent == 0
-        stopped = stallWatch.stop(sent: sent, total: total, received: answerBytes, paused: held, now: StallWatch.now())
+        // A read-back has nothing to send: it waits for its answer from the start.
+        let sendsNothing = if case .none = request.body { true } else { false }
+        let held = paused || throttle?.isWaiting == true || (sent == 0 && !sendsNothing)
+        stopped = stallWatch.stop(
+            sent: sent, allSent: sendsNothing || (total > 0 && sent >= total), received: answerBytes, paused: held,
+            now: StallWatch.now())
         return stopped != nil
     }
 

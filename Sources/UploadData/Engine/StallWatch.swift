@@ -32,8 +32,9 @@ struct StallWatch {
 
     /// What stopped moving for longer than its limit, or nil.
     /// - Parameters:
+    ///   - allSent: Every byte of the request is out (or it had none to send): the answer is awaited.
     ///   - received: Bytes of the final answer (headers and body) so far; 0 while none has come.
-    mutating func stop(sent: Int64, total: Int64, received: Int64 = 0, paused: Bool, now: UInt64) -> Stop? {
+    mutating func stop(sent: Int64, allSent: Bool, received: Int64 = 0, paused: Bool, now: UInt64) -> Stop? {
         if sent != lastSent || received != lastReceived || paused {
             lastSent = sent
             lastReceived = received
@@ -41,7 +42,6 @@ struct StallWatch {
             return nil
         }
         let still = now &- lastMove
-        let allSent = total > 0 && sent >= total
         if received > 0 { return limit > 0 && still > limit ? .answering : nil }
         if allSent { return answerLimit > 0 && still > answerLimit ? .answer : nil }
         return limit > 0 && still > limit ? .sending : nil

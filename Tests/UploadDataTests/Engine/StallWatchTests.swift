@@ -11,33 +11,34 @@ struct StallWatchTests {
     func sending() {
         var watch = StallWatch(limit: 2 * second, answerLimit: 10 * second)
         watch.restart(at: 0)
-        #expect(watch.stop(sent: 100, total: 1000, paused: false, now: 1 * second) == nil)
-        #expect(watch.stop(sent: 100, total: 1000, paused: false, now: 3 * second) == nil)
-        #expect(watch.stop(sent: 100, total: 1000, paused: false, now: 3 * second + 1) == .sending)
-        #expect(watch.stop(sent: 100, total: 1000, paused: true, now: 9 * second) == nil)
-        #expect(watch.stop(sent: 100, total: 1000, paused: false, now: 10 * second) == nil)
+        #expect(watch.stop(sent: 100, allSent: false, paused: false, now: 1 * second) == nil)
+        #expect(watch.stop(sent: 100, allSent: false, paused: false, now: 3 * second) == nil)
+        #expect(watch.stop(sent: 100, allSent: false, paused: false, now: 3 * second + 1) == .sending)
+        #expect(watch.stop(sent: 100, allSent: false, paused: true, now: 9 * second) == nil)
+        #expect(watch.stop(sent: 100, allSent: false, paused: false, now: 10 * second) == nil)
     }
 
     @Test("every byte sent: the server has the answer limit to begin, then the stall limit between bytes")
     func answer() {
         var watch = StallWatch(limit: 2 * second, answerLimit: 10 * second)
         watch.restart(at: 0)
-        #expect(watch.stop(sent: 1000, total: 1000, paused: false, now: 0) == nil)
-        #expect(watch.stop(sent: 1000, total: 1000, paused: false, now: 9 * second) == nil)
-        #expect(watch.stop(sent: 1000, total: 1000, paused: false, now: 10 * second + 1) == .answer)
+        #expect(watch.stop(sent: 1000, allSent: true, paused: false, now: 0) == nil)
+        #expect(watch.stop(sent: 1000, allSent: true, paused: false, now: 9 * second) == nil)
+        #expect(watch.stop(sent: 1000, allSent: true, paused: false, now: 10 * second + 1) == .answer)
         var answering = StallWatch(limit: 2 * second, answerLimit: 10 * second)
         answering.restart(at: 0)
-        #expect(answering.stop(sent: 1000, total: 1000, received: 50, paused: false, now: 5 * second) == nil)
-        #expect(answering.stop(sent: 1000, total: 1000, received: 50, paused: false, now: 7 * second + 1) == .answering)
+        #expect(answering.stop(sent: 1000, allSent: true, received: 50, paused: false, now: 5 * second) == nil)
+        #expect(
+            answering.stop(sent: 1000, allSent: true, received: 50, paused: false, now: 7 * second + 1) == .answering)
     }
 
     @Test("limits of 0 switch each watch off")
     func off() {
         var watch = StallWatch(limit: 0, answerLimit: 0)
         watch.restart(at: 0)
-        #expect(watch.stop(sent: 10, total: 100, paused: false, now: 0) == nil)
-        #expect(watch.stop(sent: 10, total: 100, paused: false, now: 1000 * second) == nil)
-        #expect(watch.stop(sent: 100, total: 100, paused: false, now: 2000 * second) == nil)
-        #expect(watch.stop(sent: 100, total: 100, paused: false, now: 9000 * second) == nil)
+        #expect(watch.stop(sent: 10, allSent: false, paused: false, now: 0) == nil)
+        #expect(watch.stop(sent: 10, allSent: false, paused: false, now: 1000 * second) == nil)
+        #expect(watch.stop(sent: 100, allSent: true, paused: false, now: 2000 * second) == nil)
+        #expect(watch.stop(sent: 100, allSent: true, paused: false, now: 9000 * second) == nil)
     }
 }
