@@ -211,31 +211,25 @@ extension UploadCommand {
         let journalPath =
             noResume ? nil : FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: environment))
 
+        // The URLs, and that there is at most one, were checked with the options.
         let destination: UploadPlan.Destination
-        let target: String
-        switch (to, put, presign) {
-        case (let url?, nil, nil) where url.lowercased().hasPrefix("s3://"):
-            target = url
-            destination = .planner(try makeS3Planner(url))
-        case (let url?, nil, nil):
-            target = try Self.validate(url: url, option: "--to")
+        guard let target = to ?? put ?? presign else {
+            throw UsageError(
+                description: "say where to upload: --to URL (multipart POST), --put URL/ (PUT) or --presign URL")
+        }
+        if to != nil, target.lowercased().hasPrefix("s3://") {
+            destination = .planner(try makeS3Planner(target))
+        } else if to != nil {
             destination = .planner(
                 MultipartPlanner(
                     url: target, fileField: field, fields: fields, headers: headers, token: carried,
                     batchSize: checked.batchSize, idempotencyKeys: !noIdempotencyKey))
-        case (nil, let url?, nil):
-            target = try Self.validate(url: url, option: "--put")
+        } else if put != nil {
             destination = .planner(
                 PutPlanner(baseURL: target, headers: headers, token: carried, idempotencyKeys: !noIdempotencyKey))
-        case (nil, nil, let url?):
-            target = try Self.validate(url: url, option: "--presign")
+        } else {
             destination = .presign(
                 endpoint: target, token: carried, headers: headers, mediaType: mediaType, batch: presignBatch)
-        case (nil, nil, nil):
-            throw UsageError(
-                description: "say where to upload: --to URL (multipart POST), --put URL/ (PUT) or --presign URL")
-        default:
-            throw UsageError(description: "use only one of --to, --put and --presign")
         }
 
         // Options that shape a request this destination does not make are said, not silently dropped.
