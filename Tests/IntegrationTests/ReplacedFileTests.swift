@@ -11,17 +11,17 @@ struct ReplacedFileTests {
         try ndjson(output).filter { $0["event"] as? String == kind }
     }
 
-    /// Uploads `folder` one file at a time under a cap, runs `replace` once the first file has started (the second
+    /// Uploads `folder` (by PUT unless `destination` says otherwise) one request at a time under a cap, runs `replace` once the first file has started (the second
     /// is not open yet), and returns the run's outcome.
     func run(
-        _ folder: TestFolder, to server: ServerFixture, extra: [String] = [], replace: () throws -> Void
+        _ folder: TestFolder, to server: ServerFixture, destination: [String]? = nil, extra: [String] = [],
+        replace: () throws -> Void
     ) async throws -> ChildProcess.Outcome {
         let child = try ChildProcess.start(
             binary,
             [
-                folder.path, "--put", server.url("/files/swap/"), "--json", "--no-resume", "--concurrency", "1",
-                "--bwlimit", "512K",
-            ] + extra)
+                folder.path, "--json", "--no-resume", "--concurrency", "1", "--bwlimit", "512K",
+            ] + (destination ?? ["--put", server.url("/files/swap/")]) + extra)
         try await waitUntil("the first file's start") {
             (try? ndjson(child.standardOutputSoFar))?.contains { $0["event"] as? String == "started" } == true
         }
@@ -89,6 +89,30 @@ struct ReplacedFileTests {
         let failed = try #require(try events(outcome.standardOutput, "failed").first)
         let error = failed["error"] as? String ?? ""
         #expect(error.contains("file changed while uploading: size 2000000 became"), "\(failed)")
+    }
+
+    @Test("one changed file of a multipart batch fails alone; the rest of its request is sent")
+    func changedInBatch() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("swap-batch")
+        for name in ["a1", "a2", "a3"] { try folder.write(name + ".jpg", size: 200_000, seed: 5, prefix: Magic.jpeg) }
+        let changed = try folder.write("b2.jpg", size: 9_000, seed: 6, prefix: Magic.jpeg)
+        for name in ["b1", "b3"] { try folder.write(name + ".jpg", size: 9_000, seed: 7, prefix: Magic.jpeg) }
+        let form = ["--to", server.url("/datasets/swap/images"), "--batch", "3"]
+        let outcome = try await run(folder, to: server, destination: form) {
+            try Data(repeating: 1, count: 4_000).write(to: URL(fileURLWithPath: changed))
+        }
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try events(outcome.standardOutput, "failed")
+        #expect(failed.map { $0["file"] as? String } == ["b2.jpg"], "\(failed)")
+        #expect((failed.first?["error"] as? String)?.contains("size 9000 became 4000 since the scan") == true)
+        let done = try events(outcome.standardOutput, "done").compactMap { $0["file"] as? String }
+        #expect(Set(done) == ["a1.jpg", "a2.jpg", "a3.jpg", "b1.jpg", "b3.jpg"])
+        for name in ["b1.jpg", "b3.jpg"] {
+            #expect(FileManager.default.fileExists(atPath: server.stored("datasets/swap/" + name)))
+        }
+        #expect(!FileManager.default.fileExists(atPath: server.stored("datasets/swap/b2.jpg")))
+        await server.stop()
     }
 
     @Test("two Unicode spellings of one name (é composed and decomposed) are two files, both sent")

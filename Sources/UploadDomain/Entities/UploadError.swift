@@ -67,6 +67,11 @@ public struct UploadError: Error, Sendable, Equatable {
         }
     }
 
+    /// A fault of the file itself (unreadable, changed since the scan), not of the request that carried it.
+    public var concernsFileAlone: Bool {
+        file != nil && (code == .fileUnreadable || code == .fileChanged)
+    }
+
     /// The same error, naming a file.
     public func forFile(_ name: String) -> UploadError {
         var copy = self

@@ -75,6 +75,11 @@ public actor UploadSession {
                 id: item.id, path: prepared.path, relativePath: prepared.remoteName, size: prepared.size,
                 modified: prepared.modified, contentType: prepared.contentType, sniffedType: prepared.contentType)
         }
+
+        /// Whether an error's `file` is this file, by its own name or the name it is sent under.
+        func names(_ file: String?) -> Bool {
+            file != nil && (file == item.relativePath || file == sendItem.relativePath)
+        }
     }
 
     private struct RunningRequest {
@@ -475,9 +480,11 @@ public actor UploadSession {
             }
         case .failure(let error):
             let cancelled = error.code == .cancelled
+            // One file of a batch that cannot be read fails alone: its batch-mates go back in line.
+            let culprit = ids.count > 1 && error.concernsFileAlone ? ids.first { files[$0].names(error.file) } : nil
             for id in ids {
-                if cancelled {
-                    files[id].error = error.forFile(files[id].item.relativePath)
+                if cancelled || (culprit != nil && id != culprit) {
+                    files[id].error = cancelled ? error.forFile(files[id].item.relativePath) : nil
                     apply(files[id].machine.interrupted(), to: id)
                 } else {
                     finishFailed(id, error: error.forFile(files[id].item.relativePath))
