@@ -33,6 +33,25 @@ struct OddAnswerTests {
         #expect(error.contains("Location: http://127.0.0.1:9/elsewhere?sig=REDACTED"), "\(error)")
     }
 
+    @Test("a 2xx answered before the body was read is a failure, not a file done")
+    func answeredBeforeBody() async throws {
+        let server = try RawCapture(answersBeforeBody: true) { _ in
+            "HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+        }
+        defer { server.stop() }
+        let folder = try TestFolder("odd-early")
+        try folder.write("big.bin", size: 8_000_000, seed: 1)
+        let outcome = try await ChildProcess.run(
+            ChildProcess.uploaderBinary,
+            [folder.path, "--put", server.url + "/", "--json", "--no-resume", "--retries", "0"])
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let events = try ndjson(outcome.standardOutput)
+        #expect(!events.contains { $0["event"] as? String == "done" })
+        let error = try #require(events.first { $0["event"] as? String == "failed" }?["error"] as? String)
+        #expect(error.contains("HTTP 201 came after"), "\(error)")
+        #expect(error.hasSuffix("of 8000000 bytes were sent; the file cannot have been stored"), "\(error)")
+    }
+
     @Test("Retry-After as an HTTP date is waited for, counted from the answer's Date")
     func retryAfterDate() async throws {
         let answered = Mutex(0)

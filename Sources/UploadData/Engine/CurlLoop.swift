@@ -122,6 +122,8 @@ final class CurlLoop: @unchecked Sendable {
                 let outcome: Result<TransferResponse, UploadError> =
                     if let changed = transfer.changedFile() {
                         .failure(changed)
+                    } else if code == CURLE_OK, let early = transfer.answeredEarly(status: transfer.status) {
+                        .failure(early)
                     } else if code == CURLE_OK {
                         .success(transfer.response())
                     } else {

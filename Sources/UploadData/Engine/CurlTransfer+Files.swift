@@ -1,3 +1,4 @@
+import CCurl
 import Foundation
 import UploadDomain
 
@@ -38,5 +39,21 @@ extension CurlTransfer {
     func closeUnusedFiles() {
         for fd in openedFiles where fd >= 0 { close(fd) }
         openedFiles.removeAll()
+    }
+
+    /// The error for a success answered before the whole body was sent: the server cannot hold the file, whatever
+    /// its status says (an endpoint answering without reading, a proxy cutting the request short).
+    func answeredEarly(status: Int) -> UploadError? {
+        guard (200..<300).contains(status), let easy else { return nil }
+        let length: Int64? =
+            if let inline { Int64(inline.count) } else if let stream { stream.length } else { fileBodies.first?.length }
+        var sent: curl_off_t = 0
+        guard let length, length > 0, ccurl_easy_getinfo_off(easy, CURLINFO_SIZE_UPLOAD_T, &sent) == CURLE_OK,
+            Int64(sent) < length
+        else { return nil }
+        let file = request.files.count == 1 ? request.files[0].relativePath : nil
+        return UploadError(
+            .invalidResponse, file: file, httpStatus: status,
+            cause: "HTTP \(status) came after \(sent) of \(length) bytes were sent; the file cannot have been stored")
     }
 }

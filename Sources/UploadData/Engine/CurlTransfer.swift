@@ -32,11 +32,11 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var easy: UnsafeMutableRawPointer?
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The files streamed into the body, in the request's order (one for a PUT, one per multipart file part).
-    private var fileBodies: [FileBody] = []
+    private(set) var fileBodies: [FileBody] = []
     /// A small request's whole body, sent with its headers; nil for a streamed one.
-    private var inline: InlineBody?
+    private(set) var inline: InlineBody?
     /// A streamed multipart body.
-    private var stream: MultipartStream?
+    private(set) var stream: MultipartStream?
     /// Descriptors `openFiles` kept for the bodies, by file index; -1 where the body opens the file itself.
     var openedFiles: [Int32] = []
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -268,10 +268,15 @@ final class CurlTransfer: @unchecked Sendable {
     /// The most libcurl asked the body for in one read (for tests).
     var largestRead: Int { fileBodies.reduce(0) { max($0, $1.largestRead) } }
 
-    /// The response once libcurl reports the transfer complete.
-    func response() -> TransferResponse {
+    /// The answer's status once libcurl has it; 0 before.
+    var status: Int {
         var status = 0
         if let easy { _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
+        return status
+    }
+
+    /// The response once libcurl reports the transfer complete.
+    func response() -> TransferResponse {
         var response = TransferResponse(
             status: status, headers: headers, body: String(decoding: body, as: UTF8.self),
             contentHashes: inline?.contentHashes ?? fileBodies.map(\.contentHash))

@@ -39,11 +39,16 @@ final class RawCapture: Sendable {
 
     /// The whole answer to each request (status line, headers and body).
     private let reply: @Sendable (Request) -> String
+    /// Answer once the head is in, then read nothing more (the body stays unread until `stop`).
+    private let answersBeforeBody: Bool
+    private let heldConnections = Mutex<[Int32]>([])
 
-    init(reply: @escaping @Sendable (Request) -> String = { _ in "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" })
-        throws
-    {
+    init(
+        answersBeforeBody: Bool = false,
+        reply: @escaping @Sendable (Request) -> String = { _ in "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" }
+    ) throws {
         self.reply = reply
+        self.answersBeforeBody = answersBeforeBody
         (listener, port) = try Loopback.listen()
         Thread { [self] in acceptLoop() }.start()
     }
@@ -57,6 +62,7 @@ final class RawCapture: Sendable {
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
+        for connection in heldConnections.withLock({ $0 }) { close(connection) }
     }
 
     private func acceptLoop() {
@@ -68,7 +74,8 @@ final class RawCapture: Sendable {
     }
 
     private func serve(_ connection: Int32) {
-        defer { close(connection) }
+        var held = false
+        defer { if !held { close(connection) } }
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
@@ -85,6 +92,14 @@ final class RawCapture: Sendable {
             var request = Request(head: head, body: [])
             let length = Int(request.header("Content-Length") ?? "0") ?? 0
             pending.removeFirst(headEnd! + 4)
+            if answersBeforeBody {
+                captured.withLock { $0.append(request) }
+                let reply = Array(self.reply(request).utf8)
+                _ = send(connection, reply, reply.count, Int32(MSG_NOSIGNAL))
+                heldConnections.withLock { $0.append(connection) }
+                held = true
+                return
+            }
             while pending.count < length {
                 let count = recv(connection, &buffer, buffer.count, 0)
                 guard count > 0 else { return }
