@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import UploadDomain
 
@@ -77,6 +78,6 @@ public struct RunLog: Sendable {
         let c = snapshot.progress.counts
         logger.notice(
             "run ended: \(c.done) done, \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped",
-            metadata: ["exit": "\(exitCode)", "seconds": "\(Format.seconds(snapshot.elapsed))"])
+            metadata: ["exit": "\(exitCode)", "seconds": "\(String(format: "%.3f", Format.seconds(snapshot.elapsed)))"])
     }
 }

@@ -75,9 +75,6 @@ extension UploadRun {
         whenIdle(snapshot.progress.counts)
         await session.finishEvents()
         await logged?.value
-        plan.log?.finished(
-            snapshot,
-            exitCode: ExitStatus(counts: snapshot.progress.counts, interrupted: interrupts.interrupted).rawValue)
         return ServedRun(server: server, info: info)
     }
 }

@@ -155,7 +155,6 @@ struct UploadRun {
                 await HeadlessReporter(json: false).summary(snapshot, exitCode: status.rawValue)
                 await session.finishEvents()
                 await logged?.value
-                plan.log?.finished(snapshot, exitCode: status.rawValue)
             } catch {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
@@ -185,6 +184,8 @@ struct UploadRun {
                 if status == .success { status = .someFailed }
             }
         }
+        // Last, so its exit code counts the journal's close and the results file.
+        plan.log?.finished(snapshot, exitCode: status.rawValue)
         served?.end(snapshot, status: status)
         return status
     }
@@ -265,7 +266,6 @@ struct UploadRun {
         let failure = journal?.writeFailure
         let status = Self.status(snapshot, interrupted: interrupts.interrupted, journalFailure: failure)
         await reporter.summary(snapshot, exitCode: status.rawValue, journalError: failure?.description)
-        plan.log?.finished(snapshot, exitCode: status.rawValue)
         return failure?.description
     }
 

@@ -135,6 +135,29 @@ struct ScreenEndToEndTests {
         await server.stop()
     }
 
+    @Test("a journal that cannot record the run (file size limit) makes a screen's run exit 1, said in its log too")
+    func journalFailure() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("screen-journal")
+        for i in 0..<400 { try folder.write("f-\(i).bin", size: 100, seed: UInt64(i)) }
+        let command = [
+            ChildProcess.uploaderBinary, folder.path, "--put", server.url("/files/j/"), "--exit-when-done",
+            "--journal", folder.path + ".journal", "--log-file", folder.path + ".log",
+        ].map { "'\($0)'" }.joined(separator: " ")
+        // The journal is made within the limit; its write-ahead log outgrows it as files are recorded done.
+        let limited = "bash -c \"trap '' XFSZ; ulimit -f 150; exec \(command)\""
+        let tmux = try await TmuxDriver.start(command: "\(limited); echo EXIT=$?; sleep 60")
+        try await Self.stopping(tmux, server) {
+            let after = try await tmux.waitFor(timeout: .seconds(60)) { $0.contains("EXIT=") }
+            #expect(after.contains("400 files: 400 done"), "\(after)")
+            #expect(after.contains("EXIT=1"), "\(after)")
+        }
+        let log = try String(contentsOfFile: folder.path + ".log", encoding: .utf8)
+        let last = try #require(log.split(separator: "\n").last)
+        #expect(last.contains(" exit=1 ") && last.contains("run ended"), "\(last)")
+        #expect(last.firstMatch(of: try Regex(#"seconds=\d+\.\d{3} "#)) != nil, "\(last)")
+    }
+
     @Test("f filters to the failed files, / finds one by name, y puts its curl command in tmux's buffer (OSC 52)")
     func filterFindCopy() async throws {
         let secret = "s3cr3t-screen-token"
