@@ -338,6 +338,7 @@ extension UploadCommand {
         let parts = try concurrencyWidth() ?? ConcurrencyTuner.range.upperBound
         var planner = try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: parts)
         planner.checksumAlgorithm = algorithm
+        planner.partRetries = RetryPolicy(maxRetries: retries)
         return planner
     }
 

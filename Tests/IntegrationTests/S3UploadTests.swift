@@ -108,27 +108,50 @@ struct S3UploadTests {
         await nginx.stop()
     }
 
-    @Test("interrupting a multipart upload aborts it: no upload is left behind and no object appears")
-    func cancelAborts() async throws {
-        let moto = try await MotoFixture.start()
-        _ = try await moto.tool("mb", "cut")
-        let folder = try TestFolder("s3cut")
-        let path = try folder.writeLarge("slow.bin", size: 24 << 20, seed: 4)
+    /// Interrupts an upload of `path` to `bucket` mid-way, with `extra` options.
+    func interrupt(_ path: String, to bucket: String, on moto: MotoFixture, extra: [String]) async throws {
         // 1 MiB/s per part: the parts need several seconds, so SIGINT after 3 s lands mid-upload.
         // --foreground: one SIGINT to the child alone (a second one would mean "exit at once"); --grace 0: the stop
         // aborts the parts in flight at once instead of letting them finish.
         let outcome = try await ChildProcess.run(
             "/usr/bin/timeout",
             [
-                "--foreground", "--preserve-status", "-s", "INT", "3", binary, path, "--to", "s3://cut/",
-                "--endpoint-url", moto.endpoint,
-                "--no-tui", "--part-size", "6M", "--multipart-threshold", "6M", "--limit-rate", "1M", "--grace", "0",
-            ],
+                "--foreground", "--preserve-status", "-s", "INT", "3", binary, path, "--to", "s3://\(bucket)/",
+                "--endpoint-url", moto.endpoint, "--no-tui", "--part-size", "6M", "--multipart-threshold", "6M",
+                "--limit-rate", "1M", "--grace", "0",
+            ] + extra,
             environment: MotoFixture.environment)
         #expect(outcome.status == 130, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("cancelled slow.bin"))
+    }
+
+    @Test("an interrupted multipart upload is kept for the rerun, which completes it; without a journal, aborted")
+    func interruptedUploadKept() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "cut")
+        let folder = try TestFolder("s3cut")
+        let path = try folder.writeLarge("slow.bin", size: 24 << 20, seed: 4)
+        try await interrupt(path, to: "cut", on: moto, extra: ["--no-resume"])
         #expect(try await moto.tool("uploads", "cut") == "[]")
         #expect(try await moto.tool("keys", "cut") == "[]")
+
+        let journal = ["--journal", folder.path + ".journal.sqlite"]
+        try await interrupt(path, to: "cut", on: moto, extra: journal)
+        #expect(try await moto.tool("uploads", "cut") == "[\"slow.bin\"]")
+        let kept = try await journalQuery(folder.path + ".journal.sqlite", "SELECT upload_id FROM multipart_uploads")
+        #expect(kept.count == 1)
+        let rerun = try await ChildProcess.run(
+            binary,
+            [
+                path, "--to", "s3://cut/", "--endpoint-url", moto.endpoint, "--no-tui", "--part-size", "6M",
+                "--multipart-threshold", "6M",
+            ] + journal,
+            environment: MotoFixture.environment)
+        #expect(rerun.status == 0, "\(rerun.standardError)")
+        #expect(try await moto.tool("uploads", "cut") == "[]")
+        #expect(try await moto.tool("sha256", "cut", "slow.bin") == (try sha256(ofFile: path)))
+        #expect(
+            try await journalQuery(folder.path + ".journal.sqlite", "SELECT count(*) FROM multipart_uploads") == ["0"])
     }
 
     /// What a rerun of a killed multipart upload does differently.
@@ -206,7 +229,8 @@ struct S3UploadTests {
         wrong["AWS_SECRET_ACCESS_KEY"] = "not-" + keys[1]
         let refused = try await ChildProcess.run(binary, arguments, environment: wrong)
         #expect(refused.status == 1)
-        #expect(refused.standardError.contains("HTTP 403 forbidden — SignatureDoesNotMatch"), "\(refused.standardError)")
+        #expect(
+            refused.standardError.contains("HTTP 403 forbidden — SignatureDoesNotMatch"), "\(refused.standardError)")
         for output in [signed.standardError, refused.standardError] { #expect(!output.contains(keys[1])) }
     }
 

@@ -1,10 +1,11 @@
 import Foundation
 import UploadDomain
 
-/// One S3 multipart upload: create, parts streamed from disk in parallel, complete; abort on any failure or cancel.
+/// One S3 multipart upload: create, parts streamed from disk in parallel, complete.
 ///
-/// With checkpoints, the upload ID and each finished part are noted, so a run that was killed is continued
-/// from its finished parts by the next one.
+/// The upload ID and each finished part are noted in the checkpoints, so an attempt that failed on what another
+/// may cure (a reset, a 503 SlowDown), a run that was stopped and a run that was killed are continued from the
+/// finished parts, not begun again. Any other failure aborts the upload, so S3 keeps no stray parts.
 struct MultipartUpload {
     let planner: S3Planner
     let item: UploadItem
@@ -23,11 +24,11 @@ struct MultipartUpload {
 
     func run() async throws -> TransferResponse {
         probe.expect(total: item.size)
-        let key = planner.key(for: item)
+        let key = planner.journalDestination(of: item)
         let algorithm = planner.checksumAlgorithm
         var earlier = planner.checkpoints?.unfinishedUploads(of: item, key: key) ?? []
         if let usable = earlier.firstIndex(where: {
-            $0.continues(item, partSize: planner.partSize, checksumAlgorithm: algorithm.rawValue)
+            $0.continues(item, partSize: planner.partSize(for: item), checksumAlgorithm: algorithm.rawValue)
         }) {
             let upload = earlier.remove(at: usable)
             await abandon(earlier)
@@ -52,7 +53,8 @@ struct MultipartUpload {
             throw UploadError(.decodingFailed, file: item.relativePath, cause: "no UploadId in the multipart answer")
         }
         planner.checkpoints?.uploadBegan(
-            uploadID, item: item, key: key, partSize: planner.partSize, checksumAlgorithm: algorithm.rawValue)
+            uploadID, item: item, key: key, partSize: planner.partSize(for: item),
+            checksumAlgorithm: algorithm.rawValue)
         return try await finish(uploadID, algorithm: algorithm, finished: [:])
     }
 
@@ -76,10 +78,16 @@ struct MultipartUpload {
         } catch let error as UploadError where !finished.isEmpty && error.httpStatus == 404 {
             throw error  // the caller starts a new upload
         } catch {
-            await abort(uploadID)
-            planner.checkpoints?.uploadEnded(uploadID)
+            // An interrupted upload is kept in the journal for the next run to continue.
+            if planner.checkpoints != nil, Self.isInterruption(error) { throw error }
+            // Forgotten only once aborted: one the abort missed is aborted by the next run instead of left billed.
+            if await abort(uploadID) { planner.checkpoints?.uploadEnded(uploadID) }
             throw error
         }
+    }
+
+    static func isInterruption(_ error: any Error) -> Bool {
+        (error as? UploadError)?.code == .cancelled || error is CancellationError
     }
 
     private func uploadParts(
@@ -130,17 +138,43 @@ struct MultipartUpload {
         }
     }
 
+    /// Sends one part; one that fails on what another attempt may cure (a reset, a 503 SlowDown) is sent again
+    /// after the retry policy's wait, while the other parts go on.
     private func uploadPart(
         _ number: Int, _ range: (offset: Int64, length: Int64), uploadID: String, algorithm: S3ChecksumAlgorithm
     ) async throws -> FinishedPart {
         let (offset, length) = range
         let digest = try await PayloadDigest.computed(
             item, offset: offset, length: length, algorithm: algorithm, signed: planner.signsPayload)
+        // One probe for every attempt: a new attempt's count replaces the failed one's in the file's total.
+        let partProbe = TransferProbe(partOf: probe)
+        var attempt = 1
+        while true {
+            do {
+                return try await sendPart(
+                    number, range, uploadID: uploadID, digest: (digest, algorithm), probe: partProbe)
+            } catch let error as UploadError {
+                let unit = Double.random(in: 0...1)
+                guard let delay = planner.partRetries.delay(after: error, attempt: attempt, unit: unit) else {
+                    throw error
+                }
+                partProbe.report(sent: 0, total: length)
+                try await Task.sleep(for: delay)
+                attempt += 1
+            }
+        }
+    }
+
+    private func sendPart(
+        _ number: Int, _ range: (offset: Int64, length: Int64), uploadID: String,
+        digest: (PayloadDigest, algorithm: S3ChecksumAlgorithm), probe partProbe: TransferProbe
+    ) async throws -> FinishedPart {
+        let (digest, algorithm) = digest
         let request = planner.signed(
             "PUT", url([("partNumber", String(number)), ("uploadId", uploadID)]),
             headers: S3Planner.checksumHeaders(digest, algorithm), payloadHash: digest.payloadHash,
-            body: .fileRange(item, offset: offset, length: length, contentType: nil))
-        let response = try await transport.send(request, probe: TransferProbe(partOf: probe))
+            body: .fileRange(item, offset: range.offset, length: range.length, contentType: nil))
+        let response = try await transport.send(request, probe: partProbe)
         if let error = S3XML.error(response, file: item.relativePath, during: "uploading part \(number)") {
             throw error
         }
@@ -153,19 +187,26 @@ struct MultipartUpload {
 
     /// Aborts and forgets uploads begun for other bytes, another part size or another checksum algorithm: they can
     /// never complete this file, and S3 keeps (and bills) their parts until aborted. One already gone is forgotten.
+    /// Aborts and forgets every upload earlier runs kept for the file.
+    func abandonEarlier() async {
+        await abandon(planner.checkpoints?.unfinishedUploads(of: item, key: planner.journalDestination(of: item)) ?? [])
+    }
+
     private func abandon(_ uploads: [UnfinishedUpload]) async {
-        for upload in uploads {
-            await abort(upload.uploadID)
+        for upload in uploads where await abort(upload.uploadID) {
             planner.checkpoints?.uploadEnded(upload.uploadID)
         }
     }
 
-    /// Runs outside the (possibly cancelled) upload task, so the abort itself is not cancelled.
-    private func abort(_ uploadID: String) async {
+    /// Aborts the upload; true once S3 has no such upload (aborted now, or gone already). Runs outside the
+    /// (possibly cancelled) upload task, so the abort itself is not cancelled.
+    private func abort(_ uploadID: String) async -> Bool {
         let request = planner.signed(
             "DELETE", url([("uploadId", uploadID)]), headers: [], payloadHash: SigV4Signer.emptyPayloadHash,
             body: .bytes([], contentType: "application/xml"))
         let transport = self.transport
-        _ = await Task { try? await transport.send(request, probe: TransferProbe()) }.value
+        let response = await Task { try? await transport.send(request, probe: TransferProbe()) }.value
+        guard let response else { return false }
+        return response.isSuccess || response.status == 404
     }
 }

@@ -14,6 +14,8 @@ public struct S3Planner: RequestPlanner {
     public var checkpoints: (any MultipartCheckpoints)?
     /// The checksum algorithm new uploads name.
     public var checksumAlgorithm = S3ChecksumAlgorithm.crc32
+    /// How a part that failed on what another attempt may cure is sent again, within the same upload.
+    public var partRetries = RetryPolicy(maxRetries: 0)
     public var batchSize: Int { 1 }
 
     /// Creates a planner.
@@ -29,15 +31,39 @@ public struct S3Planner: RequestPlanner {
         self.partConcurrency = max(1, partConcurrency)
     }
 
+    /// S3's limits: parts are numbered 1 to 10,000; one PUT carries at most 5 GiB.
+    static let maxParts: Int64 = 10_000
+    static let maxSinglePut: Int64 = 5 << 30
+
+    /// The part size `item` is cut by: `partSize`, grown (to whole MiB) where the file would need more than
+    /// 10,000 parts, as the aws CLI and rclone do, rather than failing at part 10,001 after everything before it.
+    func partSize(for item: UploadItem) -> Int64 {
+        let least = (item.size + Self.maxParts - 1) / Self.maxParts
+        return max(partSize, (least + (1 << 20) - 1) / (1 << 20) * (1 << 20))
+    }
+
+    /// Whether `item` goes as a multipart upload: from the threshold, and always above what one PUT may carry.
+    func usesMultipart(_ item: UploadItem) -> Bool {
+        item.size >= multipartThreshold || item.size > Self.maxSinglePut
+    }
+
     /// The byte ranges of `item`'s parts in a multipart upload, in part order.
     func partRanges(of item: UploadItem) -> [(offset: Int64, length: Int64)] {
-        stride(from: Int64(0), to: item.size, by: Int(partSize)).map { ($0, min(partSize, item.size - $0)) }
+        let size = partSize(for: item)
+        return stride(from: Int64(0), to: item.size, by: Int(size)).map { ($0, min(size, item.size - $0)) }
     }
 
     /// The object key of a file: the prefix plus its relative path.
     public func key(for item: UploadItem) -> String { location.key(for: item.relativePath) }
 
     public func destination(of item: UploadItem) -> String { "s3://\(location.bucket)/\(key(for: item))" }
+
+    /// The destination with its custom endpoint: the same bucket and key on another server (MinIO for staging, AWS
+    /// for production) is another place, whose rerun must not skip what only the first holds.
+    public func journalDestination(of item: UploadItem) -> String {
+        guard let custom = endpoint.endpointURL, !custom.isEmpty else { return destination(of: item) }
+        return destination(of: item) + " at " + Redactor.journalURL(custom)
+    }
 
     public func curlCommand(for item: UploadItem) -> String {
         let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
@@ -71,13 +97,15 @@ public struct S3Planner: RequestPlanner {
         _ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe, slots: TransferSlots
     ) async throws -> TransferResponse {
         let item = items[0]
-        guard item.size >= multipartThreshold else {
+        let upload = MultipartUpload(planner: self, item: item, transport: transport, probe: probe, slots: slots)
+        guard usesMultipart(item) else {
             let response = try await transport.send(try await request(for: items), probe: probe)
             if let error = S3XML.error(response, file: item.relativePath) { throw error }
+            // A multipart upload an earlier run kept for the file (a lower threshold then) will never complete.
+            await upload.abandonEarlier()
             return response
         }
-        return try await MultipartUpload(planner: self, item: item, transport: transport, probe: probe, slots: slots)
-            .run()
+        return try await upload.run()
     }
 
     public func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
@@ -90,13 +118,13 @@ public struct S3Planner: RequestPlanner {
         }
     }
 
-    /// A signed DeleteObject for a key under the prefix (seed 002: replace = delete, then upload).
     /// The failure an S3 answer carries, named by S3's code and message (`NoSuchBucket: The specified bucket does not
     /// exist`), or nil.
     public static func error(in response: TransferResponse, file: String) -> UploadError? {
         S3XML.error(response, file: file)
     }
 
+    /// A signed DeleteObject for a key under the prefix (seed 002: replace = delete, then upload).
     public func deleteRequest(relativeKey: String) -> TransferRequest {
         let url = endpoint.objectURL(bucket: location.bucket, key: location.key(for: relativeKey))
         return signed(

@@ -24,15 +24,45 @@ final class RecordedCheckpoints: MultipartCheckpoints {
     func uploadEnded(_ uploadID: String) { ended.withLock { $0.append(uploadID) } }
 }
 
+/// Answers each request with what `answer` gives for it, and keeps them all.
+final class ScriptedTransport: UploadTransport {
+    let requests = Mutex<[TransferRequest]>([])
+    private let answer: @Sendable (TransferRequest) -> TransferResponse
+
+    init(_ answer: @escaping @Sendable (TransferRequest) -> TransferResponse) {
+        self.answer = answer
+    }
+
+    func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
+        requests.withLock { $0.append(request) }
+        return answer(request)
+    }
+
+    func setPaused(_ paused: Bool, probe: TransferProbe) {}
+}
+
 /// What the requests of a multipart upload carry: the checksum by the algorithm the upload was created with, and a
 /// payload signed over plain HTTP only. The canned answers stand in for S3; moto checks the whole in S3UploadTests.
 @Suite("S3 multipart upload requests")
 struct MultipartUploadTests {
     let bytes = (0..<((5 << 20) * 2 + 1000)).map { UInt8(truncatingIfNeeded: $0 &* 7 >> 3) }
 
+    static let accepted = TransferResponse(status: 200, headers: ["etag": "\"e\""], body: "<UploadId>up</UploadId>")
+
     func upload(
         endpoint: String, earlier: [UnfinishedUpload] = []
     ) async throws -> (requests: [TransferRequest], checkpoints: RecordedCheckpoints) {
+        let outcome = try await attempt(endpoint: endpoint, earlier: earlier)
+        if let failure = outcome.failure { throw failure }
+        return (outcome.requests, outcome.checkpoints)
+    }
+
+    /// One upload of the test file to `endpoint`, each request answered by `answer`, failed parts retried up to
+    /// `retries` times.
+    func attempt(
+        endpoint: String = "https://127.0.0.1:9", earlier: [UnfinishedUpload] = [], retries: Int = 0,
+        answer: @escaping @Sendable (TransferRequest) -> TransferResponse = { _ in accepted }
+    ) async throws -> (requests: [TransferRequest], checkpoints: RecordedCheckpoints, failure: (any Error)?) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multipart-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -49,10 +79,16 @@ struct MultipartUploadTests {
             multipartThreshold: 5 << 20, partSize: 5 << 20, partConcurrency: 1)
         let checkpoints = RecordedCheckpoints(earlier: earlier)
         planner.checkpoints = checkpoints
-        let transport = CannedTransport(
-            TransferResponse(status: 200, headers: ["etag": "\"e\""], body: "<UploadId>up</UploadId>"))
-        _ = try await planner.upload([item], via: transport, probe: TransferProbe(), slots: TransferSlots(capacity: 1))
-        return (transport.requests.withLock { $0 }, checkpoints)
+        planner.partRetries = RetryPolicy(maxRetries: retries, baseDelay: .zero)
+        let transport = ScriptedTransport(answer)
+        var failure: (any Error)?
+        do {
+            _ = try await planner.upload(
+                [item], via: transport, probe: TransferProbe(), slots: TransferSlots(capacity: 1))
+        } catch {
+            failure = error
+        }
+        return (transport.requests.withLock { $0 }, checkpoints, failure)
     }
 
     func header(_ name: String, of request: TransferRequest) -> String? {
@@ -149,5 +185,73 @@ struct MultipartUploadTests {
         #expect(requests[0].url.hasSuffix("?uploadId=stale"))
         #expect(checkpoints.began.withLock { $0 }.isEmpty)
         #expect(checkpoints.ended.withLock { $0 } == ["stale", "old"])
+    }
+
+    /// A request for part `number`.
+    static func isPart(_ request: TransferRequest, _ number: Int) -> Bool {
+        request.method == .put && request.url.contains("partNumber=\(number)&")
+    }
+
+    @Test("a part refused with 503 SlowDown is sent again on its own, within the same upload")
+    func partRetried() async throws {
+        let refusals = Mutex(1)
+        let (requests, checkpoints, failure) = try await attempt(retries: 2) { request in
+            guard Self.isPart(request, 2),
+                refusals.withLock({ left in
+                    defer { left -= 1 }; return left > 0
+                })
+            else {
+                return Self.accepted
+            }
+            return TransferResponse(status: 503, headers: [:], body: "<Error><Code>SlowDown</Code></Error>")
+        }
+        #expect(failure == nil)
+        #expect(requests.filter { Self.isPart($0, 2) }.count == 2)
+        #expect(requests.map(\.method) == [.post, .put, .put, .put, .put, .post])
+        #expect(!requests.contains { $0.method == .delete })
+        #expect(checkpoints.ended.withLock { $0 } == ["up"])
+    }
+
+    @Test("a part refused for good fails the file and aborts the upload, once its retries are spent")
+    func partRefusedForGood() async throws {
+        let (requests, checkpoints, failure) = try await attempt(retries: 1) { request in
+            Self.isPart(request, 2)
+                ? TransferResponse(status: 503, headers: [:], body: "<Error><Code>SlowDown</Code></Error>")
+                : Self.accepted
+        }
+        #expect((failure as? UploadError)?.httpStatus == 503)
+        #expect(requests.filter { Self.isPart($0, 2) }.count == 2)
+        #expect(requests.last?.method == .delete)
+        #expect(checkpoints.ended.withLock { $0 } == ["up"])
+    }
+
+    @Test("an upload whose abort fails stays in the checkpoints, for the next run to abort")
+    func failedAbortKept() async throws {
+        let (requests, checkpoints, failure) = try await attempt { request in
+            if Self.isPart(request, 1) { return TransferResponse(status: 403, headers: [:], body: "") }
+            return request.method == .delete ? TransferResponse(status: 500, headers: [:], body: "") : Self.accepted
+        }
+        #expect((failure as? UploadError)?.httpStatus == 403)
+        #expect(requests.last?.method == .delete)
+        #expect(checkpoints.ended.withLock { $0 }.isEmpty)
+    }
+
+    @Test("a file that would need more than 10,000 parts is cut into larger ones; one above 5 GiB goes in parts")
+    func partLimits() throws {
+        let planner = S3Planner(
+            location: try S3Location(url: "s3://bkt/"),
+            endpoint: S3Endpoint(endpointURL: "http://127.0.0.1:9", region: "us-east-1", pathStyle: true),
+            signer: SigV4Signer(credentials: AWSCredentials(accessKeyID: "a", secretAccessKey: "s"), region: "r"),
+            multipartThreshold: .max, partSize: 5 << 20, partConcurrency: 1)
+        func item(_ size: Int64) -> UploadItem {
+            UploadItem(id: 0, path: "/x", relativePath: "x", size: size, modified: 0, contentType: "a/b")
+        }
+        let huge = item((5 << 20) * 10_000 + 1)
+        #expect(planner.partSize(for: huge) == 6 << 20)
+        #expect(planner.partRanges(of: huge).count <= 10_000)
+        #expect(planner.partRanges(of: huge).reduce(0) { $0 + $1.length } == huge.size)
+        #expect(planner.partSize(for: item((5 << 20) * 10_000)) == 5 << 20)
+        #expect(planner.usesMultipart(item(5 << 30)) == false)
+        #expect(planner.usesMultipart(item((5 << 30) + 1)))
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import UploadDomain
 
 @testable import UploadData
 
@@ -69,5 +70,25 @@ struct S3EndpointTests {
         let creq = signer.canonicalRequest(method: "PUT", url: url, headers: [], payloadHash: "UNSIGNED-PAYLOAD")
         #expect(creq.split(separator: "\n")[1] == "/a%20b%2Bc%3D%C3%BC.txt")
         #expect(creq.contains("\nhost:bkt.s3.us-east-1.amazonaws.com\n"))
+    }
+
+    @Test("the journal tells the same bucket and key on two endpoints apart, and keeps no secret of either")
+    func journalDestination() throws {
+        func planner(_ endpoint: String?) throws -> S3Planner {
+            S3Planner(
+                location: try S3Location(url: "s3://bkt/pets/"),
+                endpoint: S3Endpoint(endpointURL: endpoint, region: "us-east-1", pathStyle: false),
+                signer: SigV4Signer(credentials: AWSCredentials(accessKeyID: "a", secretAccessKey: "s"), region: "r"),
+                multipartThreshold: .max, partSize: 5 << 20, partConcurrency: 1)
+        }
+        let item = UploadItem(id: 0, path: "/x/cat.jpg", relativePath: "cat.jpg", size: 1, modified: 0, contentType: "")
+        let aws = try planner(nil).journalDestination(of: item)
+        let staging = try planner("http://127.0.0.1:9000").journalDestination(of: item)
+        let other = try planner("http://127.0.0.1:9001").journalDestination(of: item)
+        #expect(aws == "s3://bkt/pets/cat.jpg")
+        #expect(Set([aws, staging, other]).count == 3)
+        #expect(staging.hasPrefix("s3://bkt/pets/cat.jpg at http://127.0.0.1:9000"))
+        let secret = try planner("https://u:hunter2@minio.example/").journalDestination(of: item)
+        #expect(!secret.contains("hunter2"), "\(secret)")
     }
 }
