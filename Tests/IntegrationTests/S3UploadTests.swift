@@ -246,6 +246,27 @@ struct S3UploadTests {
         #expect(outcome.standardError == "uploader-tui: --checksum-algorithm takes crc32 or sha256, not 'md5'\n")
     }
 
+    @Test("dot segments in a prefix are part of the key, as the aws CLI stores them: never another key or bucket")
+    func dotSegments() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "dots")
+        _ = try await moto.tool("mb", "victim")
+        let folder = try TestFolder("s3dots")
+        try folder.write("f.txt", size: 10, seed: 1)
+        for prefix in ["x/../y/", "./d/", "../victim/"] {
+            let outcome = try await ChildProcess.run(
+                binary,
+                [
+                    folder.path, "--to", "s3://dots/" + prefix, "--endpoint-url", moto.endpoint, "--no-tui",
+                    "--no-resume",
+                ],
+                environment: MotoFixture.environment)
+            #expect(outcome.status == 0, "\(prefix): \(outcome.standardError)")
+        }
+        #expect(try await moto.tool("keys", "dots") == #"["../victim/f.txt", "./d/f.txt", "x/../y/f.txt"]"#)
+        #expect(try await moto.tool("keys", "victim") == "[]")
+    }
+
     @Test("a missing bucket is one clear line naming S3's code, and exit 1")
     func missingBucket() async throws {
         let moto = try await MotoFixture.start()

@@ -87,6 +87,9 @@ final class CurlTransfer: @unchecked Sendable {
         self.easy = easy
         let me = Unmanaged.passUnretained(self).toOpaque()
         try set(CURLOPT_URL, request.url)
+        // The path as given, dot segments too: an S3 key `x/../y` is signed as such, and a presigned URL is signed
+        // over its literal path; collapsed, the first would go to another key (or bucket) and the second be refused.
+        try set(CURLOPT_PATH_AS_IS, 1)
         try set(CURLOPT_PRIVATE, pointer: me)
         try set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
         try set(CURLOPT_NOSIGNAL, 1)
