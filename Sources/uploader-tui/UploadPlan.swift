@@ -180,6 +180,9 @@ extension UploadCommand {
         }
         if let to, to.lowercased().hasPrefix("s3://") {
             _ = try s3Sizes()
+            if let reserved = S3Planner.reservedHeader(in: headers) {
+                throw UsageError(description: "-H \(reserved): set by the S3 signature, not by -H")
+            }
         } else if let to {
             _ = try Self.validate(url: to, option: "--to")
         }
@@ -218,7 +221,7 @@ extension UploadCommand {
                 description: "say where to upload: --to URL (multipart POST), --put URL/ (PUT) or --presign URL")
         }
         if to != nil, target.lowercased().hasPrefix("s3://") {
-            destination = .planner(try makeS3Planner(target))
+            destination = .planner(try makeS3Planner(target, headers: headers))
         } else if to != nil {
             destination = .planner(
                 MultipartPlanner(
@@ -242,6 +245,9 @@ extension UploadCommand {
         if !multipartPOST, !formOptions.isEmpty {
             let verb = formOptions.count == 1 ? "shapes" : "shape"
             ignored.append("\(formOptions.joined(separator: ", ")) \(verb) a multipart POST (--to URL); not used here")
+        }
+        if token != nil, case .planner(let planner) = destination, planner is S3Planner {
+            ignored.append("--token is for HTTP destinations; S3 requests are signed with the AWS credentials")
         }
         let presignOptions = [mediaType != nil ? "--media-type" : nil, presignBatch != 100 ? "--presign-batch" : nil]
             .compactMap { $0 }
@@ -332,13 +338,14 @@ extension UploadCommand {
     }
 
     /// S3 with the upload's sizes, each checked before anything is sent.
-    func makeS3Planner(_ url: String) throws -> S3Planner {
+    func makeS3Planner(_ url: String, headers: [HTTPHeader]) throws -> S3Planner {
         let (threshold, part, algorithm) = try s3Sizes()
         // With auto, the session's slots bound the parts in flight as they bound everything else.
         let parts = try concurrencyWidth() ?? ConcurrencyTuner.range.upperBound
         var planner = try s3.planner(for: url, multipartThreshold: threshold, partSize: part, partConcurrency: parts)
         planner.checksumAlgorithm = algorithm
         planner.partRetries = RetryPolicy(maxRetries: retries)
+        planner.userHeaders = headers
         return planner
     }
 

@@ -267,6 +267,32 @@ struct S3UploadTests {
         #expect(try await moto.tool("keys", "victim") == "[]")
     }
 
+    @Test("-H headers are signed and stored with single and multipart objects; one the signature sets is refused")
+    func userHeaders() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "hdr")
+        let folder = try TestFolder("s3hdr")
+        try folder.write("site.css", size: 100, seed: 1)
+        _ = try folder.writeLarge("big.bin", size: 6 << 20, seed: 2)
+        let headers = ["-H", "Content-Type: text/css", "-H", "Cache-Control: max-age=60", "-H", "x-amz-meta-owner: qa"]
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", "s3://hdr/", "--endpoint-url", moto.endpoint, "--no-tui", "--no-resume",
+                "--multipart-threshold", "5M", "--part-size", "5M",
+            ] + headers,
+            environment: MotoFixture.environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let stored = #"{"cache": "max-age=60", "meta": {"owner": "qa"}, "type": "text/css"}"#
+        #expect(try await moto.tool("head", "hdr", "site.css") == stored)
+        #expect(try await moto.tool("head", "hdr", "big.bin") == stored)
+        let refused = try await ChildProcess.run(
+            binary, [folder.path, "--to", "s3://hdr/", "--endpoint-url", moto.endpoint, "-H", "Authorization: x"],
+            environment: MotoFixture.environment)
+        #expect(refused.status == 2)
+        #expect(refused.standardError.contains("-H Authorization: set by the S3 signature"), "\(refused)")
+    }
+
     @Test("a missing bucket is one clear line naming S3's code, and exit 1")
     func missingBucket() async throws {
         let moto = try await MotoFixture.start()

@@ -41,10 +41,10 @@ struct MultipartUpload {
         } else {
             await abandon(earlier)
         }
+        let headers = planner.objectHeaders(for: item)
         let create = planner.signed(
-            "POST", url([("uploads", "")]),
-            headers: [("Content-Type", item.contentType), ("x-amz-checksum-algorithm", algorithm.rawValue)],
-            payloadHash: SigV4Signer.emptyPayloadHash, body: .bytes([], contentType: item.contentType))
+            "POST", url([("uploads", "")]), headers: headers + [("x-amz-checksum-algorithm", algorithm.rawValue)],
+            payloadHash: SigV4Signer.emptyPayloadHash, body: .bytes([], contentType: headers[0].1))
         let created = try await transport.send(create, probe: TransferProbe())
         if let error = S3XML.error(created, file: item.relativePath, during: "starting the multipart upload") {
             throw error

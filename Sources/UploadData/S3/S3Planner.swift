@@ -16,6 +16,31 @@ public struct S3Planner: RequestPlanner {
     public var checksumAlgorithm = S3ChecksumAlgorithm.crc32
     /// How a part that failed on what another attempt may cure is sent again, within the same upload.
     public var partRetries = RetryPolicy(maxRetries: 0)
+    /// The user's headers (`-H`): signed and sent with each object's PUT or multipart creation, where S3 keeps
+    /// them (`Cache-Control`, `x-amz-meta-*`, `x-amz-acl`…); a `Content-Type` among them replaces the file's.
+    public var userHeaders: [HTTPHeader] = []
+
+    /// Headers the signature sets, which a user's `-H` cannot.
+    public static let signatureHeaders: Set<String> = [
+        "authorization", "host", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token",
+        "x-amz-sdk-checksum-algorithm", "x-amz-checksum-algorithm", "content-length", "content-md5", "expect",
+        "transfer-encoding",
+    ]
+
+    /// The name of the first of `headers` the signature sets, if any.
+    public static func reservedHeader(in headers: [HTTPHeader]) -> String? {
+        headers.first {
+            let name = $0.name.lowercased()
+            return signatureHeaders.contains(name) || name.hasPrefix("x-amz-checksum-")
+        }?.name
+    }
+
+    /// What an object is stored as: its Content-Type (the user's, else the file's) and the user's other headers.
+    func objectHeaders(for item: UploadItem) -> [(String, String)] {
+        let type = userHeaders.last { $0.name.lowercased() == "content-type" }?.value ?? item.contentType
+        return [("Content-Type", type)]
+            + userHeaders.filter { $0.name.lowercased() != "content-type" }.map { ($0.name, $0.value) }
+    }
     public var batchSize: Int { 1 }
 
     /// Creates a planner.
@@ -67,9 +92,11 @@ public struct S3Planner: RequestPlanner {
 
     public func curlCommand(for item: UploadItem) -> String {
         let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
+        let token = signer.credentials.sessionToken == nil ? "" : "-H \"x-amz-security-token: $AWS_SESSION_TOKEN\" "
+        let headers = objectHeaders(for: item).map { "-H " + ShellQuote.quote("\($0.0): \($0.1)") + " " }.joined()
         return "curl --fail-with-body --aws-sigv4 'aws:amz:\(signer.region):s3' "
-            + "--user \"$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY\" -T \(ShellQuote.quote(item.path)) "
-            + "-H " + ShellQuote.quote("Content-Type: \(item.contentType)") + " " + ShellQuote.quote(url)
+            + "--user \"$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY\" \(token)-T \(ShellQuote.quote(item.path)) "
+            + headers + ShellQuote.quote(url)
     }
 
     /// The single-PUT request, carrying the file's checksum and signed over its SHA-256 where the payload is signed.
@@ -77,10 +104,10 @@ public struct S3Planner: RequestPlanner {
         let item = items[0]
         let digest = try await PayloadDigest.computed(item, algorithm: checksumAlgorithm, signed: signsPayload)
         let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
+        let headers = objectHeaders(for: item)
         return signed(
-            "PUT", url,
-            headers: [("Content-Type", item.contentType)] + Self.checksumHeaders(digest, checksumAlgorithm),
-            payloadHash: digest.payloadHash, body: .file(item, contentType: item.contentType))
+            "PUT", url, headers: headers + Self.checksumHeaders(digest, checksumAlgorithm),
+            payloadHash: digest.payloadHash, body: .file(item, contentType: headers[0].1))
     }
 
     /// Whether bodies are signed (`x-amz-content-sha256` their SHA-256): over plain HTTP only. Over HTTPS, as with the

@@ -58,6 +58,10 @@ def main() -> None:
         print(digest.hexdigest())
     elif command == "uploads":
         print(json.dumps([u["Key"] for u in s3.list_multipart_uploads(Bucket=bucket).get("Uploads", [])]))
+    elif command == "head":
+        head = s3.head_object(Bucket=bucket, Key=rest[0])
+        print(json.dumps({"type": head.get("ContentType"), "cache": head.get("CacheControl"),
+                          "meta": head.get("Metadata", {})}, sort_keys=True))
     elif command == "keys":
         print(json.dumps(sorted(o["Key"] for o in s3.list_objects_v2(Bucket=bucket).get("Contents", []))))
 
