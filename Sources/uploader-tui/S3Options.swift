@@ -4,10 +4,14 @@ import UploadData
 
 /// The S3 options `upload` and `delete` share.
 struct S3Options: ParsableArguments {
-    @Option(help: ArgumentHelp("S3-compatible endpoint for s3:// URLs (MinIO, moto, …).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "S3-compatible endpoint for s3:// URLs (MinIO, moto, …); default: $AWS_ENDPOINT_URL_S3, "
+                + "$AWS_ENDPOINT_URL, else the profile's endpoint_url.",
+            valueName: "url"))
     var endpointURL: String?
 
-    @Option(help: "S3 region (default: $AWS_REGION, $AWS_DEFAULT_REGION, else us-east-1).")
+    @Option(help: "S3 region (default: $AWS_REGION, $AWS_DEFAULT_REGION, the profile's region, else us-east-1).")
     var region: String?
 
     @Flag(help: "Address S3 buckets in the path (endpoint/bucket/key) instead of the host name.")
@@ -23,7 +27,15 @@ struct S3Options: ParsableArguments {
         } catch {
             throw UsageError(description: "--to: \(error)")
         }
-        if let endpointURL { _ = try UploadCommand.validate(url: endpointURL, option: "--endpoint-url") }
+        let config = AWSConfigFile(environment: environment, home: NSHomeDirectory())
+        // As the aws CLI: the option, else the environment, else the profile's config.
+        let endpoint: (url: String, source: String)? =
+            endpointURL.map { ($0, "--endpoint-url") }
+            ?? ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"].lazy.compactMap { name in
+                environment[name].flatMap { $0.isEmpty ? nil : ($0, name) }
+            }.first
+            ?? config.endpointURL.map { ($0, "endpoint_url in \(config.path)") }
+        if let endpoint { _ = try UploadCommand.validate(url: endpoint.url, option: endpoint.source) }
         let credentials: AWSCredentials?
         do {
             credentials = try AWSCredentials.resolve(environment: environment, home: NSHomeDirectory())
@@ -35,9 +47,11 @@ struct S3Options: ParsableArguments {
                 description: "no AWS credentials for \(url): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
                     + "or a profile in ~/.aws/credentials (AWS_PROFILE)")
         }
-        let region = self.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        let region =
+            self.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? config.region
+            ?? "us-east-1"
         return S3Planner(
-            location: location, endpoint: S3Endpoint(endpointURL: endpointURL, region: region, pathStyle: pathStyle),
+            location: location, endpoint: S3Endpoint(endpointURL: endpoint?.url, region: region, pathStyle: pathStyle),
             signer: SigV4Signer(credentials: credentials, region: region), multipartThreshold: multipartThreshold,
             partSize: partSize, partConcurrency: partConcurrency)
     }

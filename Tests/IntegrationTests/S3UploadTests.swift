@@ -293,16 +293,42 @@ struct S3UploadTests {
         #expect(refused.standardError.contains("-H Authorization: set by the S3 signature"), "\(refused)")
     }
 
+    @Test("AWS_ENDPOINT_URL_S3 stands for --endpoint-url, as with the aws CLI; the option wins")
+    func endpointFromEnvironment() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "envep")
+        let folder = try TestFolder("s3envep")
+        try folder.write("f.txt", size: 10, seed: 1)
+        var environment = MotoFixture.environment
+        environment["AWS_ENDPOINT_URL_S3"] = moto.endpoint
+        environment["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9"
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "--to", "s3://envep/", "--no-tui", "--no-resume"], environment: environment)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(try await moto.tool("keys", "envep") == #"["f.txt"]"#)
+        environment["AWS_ENDPOINT_URL_S3"] = "http://127.0.0.1:9"
+        let option = try await ChildProcess.run(
+            binary, [folder.path, "--to", "s3://envep/o/", "--endpoint-url", moto.endpoint, "--no-tui", "--no-resume"],
+            environment: environment)
+        #expect(option.status == 0, "\(option.standardError)")
+    }
+
     @Test("a missing bucket is one clear line naming S3's code, and exit 1")
     func missingBucket() async throws {
         let moto = try await MotoFixture.start()
         let folder = try TestFolder("s3none")
         try folder.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        for i in 0..<40 { try folder.write("b-\(i).bin", size: 100, seed: UInt64(i)) }
         let outcome = try await ChildProcess.run(
-            binary, [folder.path, "--to", "s3://nothere/", "--endpoint-url", moto.endpoint, "--no-tui"],
+            binary,
+            [folder.path, "--to", "s3://nothere/", "--endpoint-url", moto.endpoint, "--json", "--concurrency", "1"],
             environment: MotoFixture.environment)
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("a.jpg: HTTP 404 not found (check the URL) — NoSuchBucket"))
+        // The first file tells: the rest would meet the same missing bucket, so they are not tried.
+        let summary = try #require(try ndjson(outcome.standardOutput).last)
+        #expect(summary["failed"] as? Int == 1, "\(summary)")
+        #expect(summary["cancelled"] as? Int == 40, "\(summary)")
         // delete names it the same way, not with S3's XML.
         let deleted = try await ChildProcess.run(
             binary, ["delete", "--from", "s3://nothere/", "--endpoint-url", moto.endpoint, "a.jpg"],

@@ -27,7 +27,8 @@ public struct AWSCredentials: Sendable, Equatable {
     ///
     /// First `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`) from the environment;
     /// else the profile `AWS_PROFILE` (or `AWS_DEFAULT_PROFILE`, else `default`) of the shared credentials
-    /// file `AWS_SHARED_CREDENTIALS_FILE` (else `<home>/.aws/credentials`).
+    /// file `AWS_SHARED_CREDENTIALS_FILE` (else `<home>/.aws/credentials`), else that profile's keys in the config
+    /// file (`AWSConfigFile`).
     /// - Parameters:
     ///   - environment: The process environment, e.g. `ProcessInfo.processInfo.environment`.
     ///   - home: The user's home folder, used for `~/.aws/credentials` and a leading `~/` in the file path.
@@ -57,28 +58,30 @@ public struct AWSCredentials: Sendable, Equatable {
             break
         }
 
-        let namedProfile = value("AWS_PROFILE") ?? value("AWS_DEFAULT_PROFILE")
+        let namedProfile = profileName(environment: environment)
         let profile = namedProfile ?? "default"
         let path = credentialsFilePath(environment: environment, home: home)
-        guard FileManager.default.fileExists(atPath: path) else {
+        var entries: [String: String]?
+        if FileManager.default.fileExists(atPath: path) {
+            let text: String
+            do {
+                text = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw S3Error(
+                    .unreadableCredentialsFile, context: path, reason: "cannot be read; check its permissions",
+                    underlying: error)
+            }
+            entries = CredentialsFile.parse(text)[profile]
+        }
+        // The aws CLI also takes a profile's keys from its config file.
+        let config = AWSConfigFile(environment: environment, home: home)
+        if entries == nil, config.settings["aws_access_key_id"] != nil { entries = config.settings }
+        guard let entries else {
             guard let namedProfile else { return nil }
             throw S3Error(
                 .profileNotFound, context: path,
-                reason: "no such file, so profile '\(namedProfile)' (from AWS_PROFILE) cannot be read")
-        }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw S3Error(
-                .unreadableCredentialsFile, context: path, reason: "cannot be read; check its permissions",
-                underlying: error)
-        }
-        guard let entries = CredentialsFile.parse(text)[profile] else {
-            guard let namedProfile else { return nil }
-            throw S3Error(
-                .profileNotFound, context: path,
-                reason: "has no profile [\(namedProfile)]; check AWS_PROFILE or add the profile")
+                reason: "has no profile [\(namedProfile)], nor has \(config.path) [profile \(namedProfile)]; check "
+                    + "AWS_PROFILE or add the profile")
         }
         guard let id = entries["aws_access_key_id"], !id.isEmpty,
             let secret = entries["aws_secret_access_key"], !secret.isEmpty
@@ -91,11 +94,23 @@ public struct AWSCredentials: Sendable, Equatable {
         return AWSCredentials(accessKeyID: id, secretAccessKey: secret, sessionToken: token)
     }
 
+    /// The profile the environment names: `AWS_PROFILE`, else `AWS_DEFAULT_PROFILE`.
+    static func profileName(environment: [String: String]) -> String? {
+        for name in ["AWS_PROFILE", "AWS_DEFAULT_PROFILE"] {
+            if let value = environment[name]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
+        }
+        return nil
+    }
+
     /// `AWS_SHARED_CREDENTIALS_FILE` with a leading `~/` expanded, else `<home>/.aws/credentials`.
     static func credentialsFilePath(environment: [String: String], home: String) -> String {
-        guard let configured = environment["AWS_SHARED_CREDENTIALS_FILE"], !configured.isEmpty else {
-            return (home as NSString).appendingPathComponent(".aws/credentials")
-        }
+        expanding(environment["AWS_SHARED_CREDENTIALS_FILE"], home: home)
+            ?? (home as NSString).appendingPathComponent(".aws/credentials")
+    }
+
+    /// A configured path with a leading `~/` expanded; nil when not configured.
+    static func expanding(_ configured: String?, home: String) -> String? {
+        guard let configured, !configured.isEmpty else { return nil }
         if configured == "~" { return home }
         if configured.hasPrefix("~/") {
             return (home as NSString).appendingPathComponent(String(configured.dropFirst(2)))

@@ -145,6 +145,17 @@ public struct S3Planner: RequestPlanner {
         }
     }
 
+    /// S3's codes that no file of the batch would escape: the bucket, its region or the credentials.
+    static let batchWideCodes = [
+        "NoSuchBucket", "PermanentRedirect", "AuthorizationHeaderMalformed", "InvalidAccessKeyId",
+        "SignatureDoesNotMatch", "InvalidBucketName", "ExpiredToken", "InvalidToken",
+    ]
+
+    public func failsEveryFile(_ error: UploadError) -> Bool {
+        guard let excerpt = error.bodyExcerpt else { return false }
+        return Self.batchWideCodes.contains { excerpt.hasPrefix($0 + ":") || excerpt == $0 }
+    }
+
     /// The failure an S3 answer carries, named by S3's code and message (`NoSuchBucket: The specified bucket does not
     /// exist`), or nil.
     public static func error(in response: TransferResponse, file: String) -> UploadError? {

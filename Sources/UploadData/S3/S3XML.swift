@@ -25,6 +25,11 @@ enum S3XML {
         } else {
             error.bodyExcerpt = Sanitizer.excerpt(response.shown(response.body))
         }
+        // S3 names the bucket's region when the request went to another (a 301, or a 400 on the signature's).
+        if let region = response.headers["x-amz-bucket-region"], !region.isEmpty {
+            let hint = "the bucket is in \(Sanitizer.excerpt(region)): pass --region \(Sanitizer.excerpt(region))"
+            error.bodyExcerpt = (error.bodyExcerpt.map { $0 + " — " } ?? "") + hint
+        }
         error.cause = step
         return error
     }

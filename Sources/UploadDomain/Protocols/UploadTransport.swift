@@ -49,6 +49,9 @@ public protocol RequestPlanner: Sendable {
     func upload(
         _ items: [UploadItem], via transport: any UploadTransport, probe: TransferProbe, slots: TransferSlots
     ) async throws -> TransferResponse
+    /// True when the failure would meet every file (a bucket that does not exist, keys the server does not know):
+    /// the batch stops at the first instead of failing each file alike.
+    func failsEveryFile(_ error: UploadError) -> Bool
     /// Nil when this destination can read back what it stored (`--verify`), else why it cannot, in a few words
     /// for a usage error: checked before anything is sent.
     var verifyRefusal: String? { get }
@@ -60,6 +63,8 @@ public protocol RequestPlanner: Sendable {
 
 extension RequestPlanner {
     public func journalDestination(of item: UploadItem) -> String { destination(of: item) }
+
+    public func failsEveryFile(_ error: UploadError) -> Bool { false }
 
     /// One request for the group.
     public func upload(

@@ -536,7 +536,8 @@ public actor UploadSession {
             case .failed:
                 emit(.failed, id)
                 discardPrepared(id)
-                if configuration.failFast { handle(.cancelAll) }
+                let everyFile = files[id].error.map(planner.failsEveryFile) ?? false
+                if configuration.failFast || (everyFile && !stopping) { handle(.cancelAll) }
             case .cancelled:
                 emit(.cancelled, id)
                 discardPrepared(id)

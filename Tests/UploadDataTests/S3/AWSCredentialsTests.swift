@@ -113,6 +113,33 @@ struct AWSCredentialsTests {
         }
     }
 
+    @Test("a profile only in ~/.aws/config gives its keys, region and endpoint_url, as with the aws CLI")
+    func fromConfigFile() throws {
+        let config = """
+            [default]
+            region = eu-west-1
+
+            [profile staging]
+            aws_access_key_id = AKIASTAGING
+            aws_secret_access_key = stagingSecret
+            region = eu-central-1
+            endpoint_url = http://127.0.0.1:9000
+            """
+        try withHome(credentials: Self.twoProfiles) { home throws in
+            try config.write(toFile: home + "/.aws/config", atomically: true, encoding: .utf8)
+            let staging = ["AWS_PROFILE": "staging"]
+            let credentials = try AWSCredentials.resolve(environment: staging, home: home)
+            #expect(credentials?.accessKeyID == "AKIASTAGING")
+            let settings = AWSConfigFile(environment: staging, home: home)
+            #expect(settings.region == "eu-central-1")
+            #expect(settings.endpointURL == "http://127.0.0.1:9000")
+            // The credentials file's profile wins; the config's default profile is `[default]`, not `[profile …]`.
+            #expect(try AWSCredentials.resolve(environment: [:], home: home)?.accessKeyID == "AKIADEFAULT")
+            #expect(AWSConfigFile(environment: [:], home: home).region == "eu-west-1")
+            #expect(AWSConfigFile(environment: ["AWS_PROFILE": "work"], home: home).region == nil)
+        }
+    }
+
     @Test("CRLF line endings and a byte-order mark are tolerated")
     func windowsFile() throws {
         let text = "\u{FEFF}[default]\r\naws_access_key_id = AKIAWIN\r\naws_secret_access_key = winSecret\r\n"

@@ -48,4 +48,14 @@ struct S3XMLTests {
         #expect(S3XML.error(TransferResponse(status: 200, body: "<Result/>"), file: nil) == nil)
         #expect(S3XML.error(TransferResponse(status: 200, body: body), file: nil)?.code == .serverError)
     }
+
+    @Test("a request to the bucket's wrong region says which region to pass")
+    func regionHint() {
+        let body = "<Error><Code>PermanentRedirect</Code><Message>use the right endpoint</Message></Error>"
+        let response = TransferResponse(status: 301, headers: ["x-amz-bucket-region": "eu-west-1"], body: body)
+        let error = S3XML.error(response, file: "a.jpg")
+        #expect(
+            error?.bodyExcerpt
+                == "PermanentRedirect: use the right endpoint — the bucket is in eu-west-1: pass --region eu-west-1")
+    }
 }
