@@ -49,7 +49,7 @@ struct DryRun {
                 }
             planned.append(
                 PlannedFile(
-                    name: item.relativePath, type: item.sniffedType ?? item.contentType, width: header?.width,
+                    name: item.relativePath, type: item.contentType, width: header?.width,
                     height: header?.height, size: item.size, preparation: preparation,
                     destination: destination(of: sentAs), journal: verdict,
                     gps: header.map(\.hasLocation), skipReason: item.skipReason, error: failure))

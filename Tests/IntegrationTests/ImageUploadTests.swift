@@ -177,6 +177,21 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test("a camera's raw file (TIFF underneath) is sent as it is, said so, never as its first small image")
+    func cameraRaw() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("raw")
+        try image(folder.path + "/IMG_0001.dng", width: 2000, height: 1500, format: .tiff)
+        let outcome = try await ChildProcess.run(
+            binary,
+            [folder.path, "--put", server.url("/files/raw/"), "--max-dimension", "500", "--no-tui", "--no-resume"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("1 image (adobe-dng) is sent as it is"), "\(outcome.standardError)")
+        let stored = server.stored("files/raw/IMG_0001.dng")
+        #expect(try sha256(ofFile: stored) == (try sha256(ofFile: folder.path + "/IMG_0001.dng")))
+        await server.stop()
+    }
+
     @Test("a phone's HEIC with GPS is counted for the note, and arrives as a JPEG named .jpg without GPS when prepared")
     func heicPhotos() async throws {
         let server = try await ServerFixture.start()

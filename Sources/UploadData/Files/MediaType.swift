@@ -78,16 +78,67 @@ public enum MediaType {
         "image/jpeg", "image/png", "image/webp", "image/heic", "image/heif", "image/avif", "image/tiff",
     ]
 
-    /// Magic bytes first, then the extension, then `application/octet-stream`.
+    /// Magic bytes first, then the extension, then `application/octet-stream`. A ZIP or TIFF container whose
+    /// extension names what it holds (`.docx`, `.epub`, `.jar`; a camera's `.dng`, `.nef`) keeps that type.
     public static func detect(header: [UInt8], name: String) -> String {
-        sniff(header) ?? forExtension(of: name) ?? "application/octet-stream"
+        let sniffed = sniff(header)
+        if let sniffed, let byName = forExtension(of: name), containers[sniffed]?.contains(byName) == true {
+            return byName
+        }
+        return sniffed ?? forExtension(of: name) ?? "application/octet-stream"
     }
 
+    /// Types whose files are ZIP archives or TIFF structures underneath.
+    private static let containers: [String: Set<String>] = {
+        let zipped = [
+            "docx", "xlsx", "pptx", "odt", "ods", "odp", "epub", "jar", "apk", "xpi", "kmz",
+        ]
+        let tiffBased = ["dng", "cr2", "nef", "arw", "orf", "rw2", "pef", "srw", "raf", "erf"]
+        return [
+            "application/zip": Set(zipped.compactMap { byExtension[$0] }),
+            "image/tiff": Set(tiffBased.compactMap { byExtension[$0] }),
+        ]
+    }()
+
+    /// The types the aws CLI and browsers give these extensions (IANA's names where there is one).
     private static let byExtension: [String: String] = [
+        // Images, camera raw files among them.
         "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "gif": "image/gif", "webp": "image/webp",
         "heic": "image/heic", "heif": "image/heif", "avif": "image/avif", "tif": "image/tiff", "tiff": "image/tiff",
-        "bmp": "image/bmp", "svg": "image/svg+xml", "pdf": "application/pdf", "zip": "application/zip",
-        "json": "application/json", "txt": "text/plain", "csv": "text/csv", "html": "text/html",
-        "mp4": "video/mp4", "mov": "video/quicktime",
+        "bmp": "image/bmp", "svg": "image/svg+xml", "ico": "image/vnd.microsoft.icon", "jxl": "image/jxl",
+        "dng": "image/x-adobe-dng", "cr2": "image/x-canon-cr2", "cr3": "image/x-canon-cr3",
+        "nef": "image/x-nikon-nef", "arw": "image/x-sony-arw", "orf": "image/x-olympus-orf",
+        "rw2": "image/x-panasonic-rw2", "pef": "image/x-pentax-pef", "srw": "image/x-samsung-srw",
+        "raf": "image/x-fuji-raf", "erf": "image/x-epson-erf", "psd": "image/vnd.adobe.photoshop",
+        // Video and audio.
+        "mp4": "video/mp4", "m4v": "video/mp4", "mov": "video/quicktime", "webm": "video/webm",
+        "mkv": "video/x-matroska", "avi": "video/x-msvideo", "mpg": "video/mpeg", "mpeg": "video/mpeg",
+        "3gp": "video/3gpp", "mts": "video/mp2t", "ts": "video/mp2t", "mp3": "audio/mpeg", "m4a": "audio/mp4",
+        "aac": "audio/aac", "wav": "audio/wav", "ogg": "audio/ogg", "oga": "audio/ogg", "opus": "audio/ogg",
+        "flac": "audio/flac",
+        // The web.
+        "html": "text/html", "htm": "text/html", "css": "text/css", "js": "text/javascript",
+        "mjs": "text/javascript", "json": "application/json", "map": "application/json",
+        "webmanifest": "application/manifest+json", "xml": "application/xml", "wasm": "application/wasm",
+        "woff": "font/woff", "woff2": "font/woff2", "ttf": "font/ttf", "otf": "font/otf",
+        // Text and data.
+        "txt": "text/plain", "csv": "text/csv", "tsv": "text/tab-separated-values", "md": "text/markdown",
+        "yaml": "application/yaml", "yml": "application/yaml", "toml": "application/toml",
+        "rtf": "application/rtf", "ics": "text/calendar", "vcf": "text/vcard",
+        // Documents.
+        "pdf": "application/pdf", "doc": "application/msword", "xls": "application/vnd.ms-excel",
+        "ppt": "application/vnd.ms-powerpoint",
+        "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "odt": "application/vnd.oasis.opendocument.text", "ods": "application/vnd.oasis.opendocument.spreadsheet",
+        "odp": "application/vnd.oasis.opendocument.presentation", "epub": "application/epub+zip",
+        // Archives and packages.
+        "zip": "application/zip", "gz": "application/gzip", "tgz": "application/gzip", "tar": "application/x-tar",
+        "bz2": "application/x-bzip2", "xz": "application/x-xz", "zst": "application/zstd",
+        "7z": "application/x-7z-compressed", "rar": "application/vnd.rar", "jar": "application/java-archive",
+        "apk": "application/vnd.android.package-archive", "xpi": "application/x-xpinstall",
+        "kmz": "application/vnd.google-earth.kmz", "kml": "application/vnd.google-earth.kml+xml",
+        "gpx": "application/gpx+xml",
     ]
 }

@@ -103,7 +103,8 @@ public final class VipsImagePreparer: ImagePreparing {
         guard !options.changesNothing else { return nil }
         var types: [String: Int] = [:]
         for item in items where item.skipReason == nil {
-            guard let type = item.sniffedType, type.hasPrefix("image/"), imageType(of: item) == nil else { continue }
+            let type = item.contentType
+            guard type.hasPrefix("image/"), imageType(of: item) == nil else { continue }
             types[String(type.dropFirst("image/".count)).replacingOccurrences(of: "x-", with: ""), default: 0] += 1
         }
         guard !types.isEmpty else { return nil }
@@ -114,8 +115,9 @@ public final class VipsImagePreparer: ImagePreparing {
         return sent + ": the image options read JPEG, PNG, WebP, GIF, TIFF, HEIC and AVIF"
     }
 
+    /// The type of an image the options can prepare. The scan's type, not the sniffed one: a camera's raw file is a
+    /// TIFF underneath, whose first image libvips would read is a small preview, not the photo.
     static func imageType(of item: UploadItem) -> String? {
-        let type = item.sniffedType ?? item.contentType
-        return ImageOutputFormat.inputTypes.contains(type) ? type : nil
+        ImageOutputFormat.inputTypes.contains(item.contentType) ? item.contentType : nil
     }
 }

@@ -49,4 +49,21 @@ struct MediaTypeTests {
         #expect(MediaType.detect(header: plain, name: ".jpg") == "application/octet-stream")
         #expect(MediaType.detect(header: plain, name: "README") == "application/octet-stream")
     }
+
+    @Test("a ZIP or TIFF container keeps the type its extension names: office files, e-books, camera raw files")
+    func containers() {
+        let zip: [UInt8] = [0x50, 0x4B, 0x03, 0x04] + [UInt8](repeating: 0, count: 28)
+        let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + [UInt8](repeating: 0, count: 28)
+        #expect(
+            MediaType.detect(header: zip, name: "report.docx")
+                == "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+        #expect(MediaType.detect(header: zip, name: "book.epub") == "application/epub+zip")
+        #expect(MediaType.detect(header: zip, name: "photos.zip") == "application/zip")
+        #expect(MediaType.detect(header: zip, name: "fake.jpg") == "application/zip")
+        #expect(MediaType.detect(header: tiff, name: "IMG_0001.DNG") == "image/x-adobe-dng")
+        #expect(MediaType.detect(header: tiff, name: "scan.tif") == "image/tiff")
+        #expect(MediaType.detect(header: [], name: "site.css") == "text/css")
+        #expect(MediaType.detect(header: [], name: "app.js") == "text/javascript")
+        #expect(MediaType.detect(header: [], name: "font.woff2") == "font/woff2")
+    }
 }
