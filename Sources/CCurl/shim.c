@@ -3,6 +3,11 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 // The SONAME of every libcurl since 7.16, 8.x included.
 #define CCURL_LIBRARY "libcurl.so.4"
@@ -86,6 +91,72 @@ CURLcode ccurl_easy_setopt_prereq(CURL *h, curl_prereq_callback cb) {
 CURLcode ccurl_easy_getinfo_long(CURL *h, CURLINFO i, long *v) { return ready()->curl_easy_getinfo(h, i, v); }
 CURLcode ccurl_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return ready()->curl_easy_getinfo(h, i, v); }
 CURLcode ccurl_easy_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return ready()->curl_easy_getinfo(h, i, v); }
+
+// The sockets libcurl opened through `open_socket` and has not closed: a transfer's is found by its ports, since
+// libcurl names the socket of a transfer in progress to nobody (CURLINFO_ACTIVESOCKET only once it has ended).
+#define CCURL_TRACKED_MAX 4096
+static int tracked[CCURL_TRACKED_MAX];
+static int tracked_count;
+static pthread_mutex_t tracked_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)clientp;
+    (void)purpose;
+    int fd = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (fd < 0) return CURL_SOCKET_BAD;
+    pthread_mutex_lock(&tracked_lock);
+    if (tracked_count < CCURL_TRACKED_MAX) tracked[tracked_count++] = fd;
+    pthread_mutex_unlock(&tracked_lock);
+    return fd;
+}
+
+static int close_socket(void *clientp, curl_socket_t fd) {
+    (void)clientp;
+    pthread_mutex_lock(&tracked_lock);
+    for (int i = 0; i < tracked_count; i++) {
+        if (tracked[i] == fd) {
+            tracked[i] = tracked[--tracked_count];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&tracked_lock);
+    return close(fd);
+}
+
+CURLcode ccurl_easy_track_sockets(CURL *h) {
+    CURLcode code = ready()->curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    return code == CURLE_OK ? ready()->curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, close_socket) : code;
+}
+
+static int port_of(const struct sockaddr_storage *address) {
+    if (address->ss_family == AF_INET) return ntohs(((const struct sockaddr_in *)address)->sin_port);
+    if (address->ss_family == AF_INET6) return ntohs(((const struct sockaddr_in6 *)address)->sin6_port);
+    return -1;
+}
+
+static int has_ports(int fd, int local_port, int remote_port) {
+    struct sockaddr_storage local, remote;
+    socklen_t local_size = sizeof local, remote_size = sizeof remote;
+    return getsockname(fd, (struct sockaddr *)&local, &local_size) == 0 && port_of(&local) == local_port
+        && getpeername(fd, (struct sockaddr *)&remote, &remote_size) == 0 && port_of(&remote) == remote_port;
+}
+
+long ccurl_unacknowledged_bytes(int local_port, int remote_port, int *socket_hint) {
+    long queued = -1;
+    pthread_mutex_lock(&tracked_lock);
+    int found = -1;
+    for (int i = 0; i < tracked_count && found < 0; i++) {
+        if (tracked[i] == *socket_hint && has_ports(tracked[i], local_port, remote_port)) found = tracked[i];
+    }
+    for (int i = 0; i < tracked_count && found < 0; i++) {
+        if (has_ports(tracked[i], local_port, remote_port)) found = tracked[i];
+    }
+    int bytes = 0;
+    if (found >= 0 && ioctl(found, SIOCOUTQ, &bytes) == 0) queued = bytes;
+    *socket_hint = found;
+    pthread_mutex_unlock(&tracked_lock);
+    return queued;
+}
 
 struct curl_slist *ccurl_slist_append(struct curl_slist *l, const char *s) { return ready()->curl_slist_append(l, s); }
 void ccurl_slist_free_all(struct curl_slist *l) { ready()->curl_slist_free_all(l); }

@@ -128,6 +128,28 @@ struct FaultToleranceTests {
     }
 
     @Test(
+        "a server that stops reading a body the socket buffers hold: a stall at --stall-timeout, not sent",
+        .timeLimit(.minutes(1)))
+    func unreadBody() async throws {
+        let server = try await ServerFixture.start { $0.stallRate = 1 }
+        let folder = try TestFolder("unread")
+        // Written whole into the kernel's buffers, most of it never acknowledged: not sent, so not the answer's wait.
+        try folder.write("big.jpg", size: 3_000_000, seed: 6, prefix: Magic.jpeg)
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", server.url("/datasets/s/images"), "--json", "--no-resume", "--stall-timeout", "1",
+                "--response-timeout", "600", "--retries", "0",
+            ])
+        #expect(outcome.status == 1)
+        let failed = try #require(try events(outcome.standardOutput, "failed").first)
+        #expect((failed["error"] as? String)?.contains("no upload progress for 1 s") == true, "\(failed)")
+        #expect((failed["bytes_sent"] as? Int ?? 0) < 3_000_000, "\(failed)")
+        #expect(try events(outcome.standardOutput, "modeling").isEmpty)
+        await server.stop()
+    }
+
+    @Test(
         "a presign API that never answers: Ctrl-C ends the run, the file cancelled and the summary written",
         .timeLimit(.minutes(1)))
     func silentPresignInterrupted() async throws {

@@ -79,6 +79,14 @@ ccurl_tls_check ccurl_tls_check_ca_file(const char *path, char *reason, size_t s
 /// checks that they belong together; on a problem, OpenSSL's reason goes into `reason`.
 ccurl_tls_check ccurl_tls_check_identity(const char *certificate, const char *key, char *reason, size_t size);
 
+/// Has libcurl open and close the handle's sockets here, so `ccurl_unacknowledged_bytes` can find them.
+CURLcode ccurl_easy_track_sockets(CURL *handle);
+
+/// Bytes written to the socket between `local_port` and `remote_port` that the peer has not acknowledged yet (the
+/// kernel's send queue, SIOCOUTQ); -1 when no tracked socket has those ports or the kernel cannot say.
+/// `socket_hint` is tried first, and set to the socket found (-1: none), for the next call.
+long ccurl_unacknowledged_bytes(int local_port, int remote_port, int *socket_hint);
+
 /// Whether the TLS connection `handle` is using agreed on HTTP/2 by ALPN: 1 yes, 0 no (another protocol, or none);
 /// -1 when it cannot tell (no TLS, or libcurl on another TLS library). Valid from CURLOPT_PREREQFUNCTION on.
 int ccurl_tls_alpn_is_h2(CURL *handle);

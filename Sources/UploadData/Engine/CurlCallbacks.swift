@@ -10,8 +10,9 @@ enum CurlCallbacks {
     static let progress: curl_xferinfo_callback = { clientp, _, _, ultotal, ulnow in
         guard let clientp else { return 0 }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
-        transfer.probe.report(sent: Int64(ulnow), total: Int64(ultotal))
-        return transfer.checkStall(sent: Int64(ulnow), total: Int64(ultotal)) ? 1 : 0
+        let sent = transfer.delivered(written: Int64(ulnow), total: Int64(ultotal))
+        transfer.probe.report(sent: sent, total: Int64(ultotal))
+        return transfer.checkStall(sent: sent, written: Int64(ulnow), total: Int64(ultotal)) ? 1 : 0
     }
 
     static let write: curl_write_callback = { buffer, size, count, userdata in
@@ -39,9 +40,10 @@ enum CurlCallbacks {
     }
 
     /// Runs once the transfer's connection is set up (or picked for reuse), before its request is sent.
-    static let prereq: curl_prereq_callback = { clientp, _, _, _, _ in
+    static let prereq: curl_prereq_callback = { clientp, _, _, remotePort, localPort in
         guard let clientp else { return CURL_PREREQFUNC_OK }
-        Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue().connectionChosen()
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
+        transfer.connectionChosen(ports: (Int32(localPort), Int32(remotePort)))
         return CURL_PREREQFUNC_OK
     }
 

@@ -30,6 +30,11 @@ final class CurlTransfer: @unchecked Sendable {
     var continuation: CheckedContinuation<TransferResponse, any Error>?
 
     private(set) var easy: UnsafeMutableRawPointer?
+    /// The connection's local and remote ports, once libcurl has chosen it.
+    private var connectionPorts: (local: Int32, remote: Int32)?
+    private var socketHint: Int32 = -1
+    /// The peer has acknowledged the whole body (or the kernel cannot say): the written count is the sent one.
+    private var bodyAcknowledged = false
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The files streamed into the body, in the request's order (one for a PUT, one per multipart file part).
     private(set) var fileBodies: [FileBody] = []
@@ -108,6 +113,7 @@ final class CurlTransfer: @unchecked Sendable {
         if options.maxSendSpeed > 0 {
             try check(ccurl_easy_setopt_off(easy, CURLOPT_MAX_SEND_SPEED_LARGE, curl_off_t(options.maxSendSpeed)))
         }
+        try check(ccurl_easy_track_sockets(easy))
         try set(CURLOPT_NOPROGRESS, 0)
         try check(ccurl_easy_setopt_xferinfo(easy, CurlCallbacks.progress))
         try set(CURLOPT_XFERINFODATA, pointer: me)
@@ -121,12 +127,11 @@ final class CurlTransfer: @unchecked Sendable {
         if let token = request.bearerToken { lines.append("Authorization: Bearer \(token)") }
 
         if try !prepareInline(&lines) { try prepareBody(&lines) }
-        if mayUseHTTP2OverTLS, stream != nil || !fileBodies.isEmpty {
-            limitReads(to: FileBody.frameFittingRead)
-            // An older libcurl lacks the option: the reads then stay frame-fitting, whatever the protocol.
-            if ccurl_easy_setopt_prereq(easy, CurlCallbacks.prereq) == CURLE_OK {
-                try set(CURLOPT_PREREQDATA, pointer: me)
-            }
+        if mayUseHTTP2OverTLS, stream != nil || !fileBodies.isEmpty { limitReads(to: FileBody.frameFittingRead) }
+        // An older libcurl lacks the option: the reads then stay frame-fitting, whatever the protocol, and what the
+        // kernel holds unsent counts as sent.
+        if ccurl_easy_setopt_prereq(easy, CurlCallbacks.prereq) == CURLE_OK {
+            try set(CURLOPT_PREREQDATA, pointer: me)
         }
         if fileBodies.reduce(0, { $0 + $1.length }) >= Self.largeBody {
             try set(CURLOPT_UPLOAD_BUFFERSIZE, Self.largeBodyBuffer)
@@ -248,11 +253,13 @@ final class CurlTransfer: @unchecked Sendable {
         try set(CURLOPT_SEEKDATA, pointer: data)
     }
 
-    /// Over a connection that did not agree on HTTP/2 (a server offering HTTP/1.1 only), the body is read in
-    /// libcurl's whole buffer again: cut to frames there, it only cost read calls. On the curl thread, from
-    /// `CurlCallbacks.prereq`.
-    func connectionChosen() {
+    /// Notes the connection's ports, by which its socket is found. Over a connection that did not agree on HTTP/2
+    /// (a server offering HTTP/1.1 only), the body is read in libcurl's whole buffer again: cut to frames there, it
+    /// only cost read calls. On the curl thread, from `CurlCallbacks.prereq`.
+    func connectionChosen(ports: (local: Int32, remote: Int32)) {
         guard let easy else { return }
+        connectionPorts = ports
+        guard mayUseHTTP2OverTLS else { return }
         limitReads(to: ccurl_tls_alpn_is_h2(easy) == 0 ? Int.max : FileBody.frameFittingRead)
     }
 
@@ -384,6 +391,19 @@ final class CurlTransfer: @unchecked Sendable {
         return nil
     }
 
+    /// Bytes of the body the server's side has taken: once libcurl has written the whole body, what the kernel
+    /// still holds unacknowledged does not count. A server that stops reading then stalls the upload, instead of
+    /// leaving it "sent" until its answer is overdue. A multiplexed connection's queue holds other streams too, so
+    /// there what was written counts.
+    func delivered(written: Int64, total: Int64) -> Int64 {
+        guard !bodyAcknowledged, total > 0, written >= total, answerBytes == 0, let ports = connectionPorts,
+            let easy, !multiplexed, ccurl_tls_alpn_is_h2(easy) != 1
+        else { return written }
+        let queued = ccurl_unacknowledged_bytes(ports.local, ports.remote, &socketHint)
+        bodyAcknowledged = queued <= 0
+        return queued > 0 ? max(0, written - Int64(queued)) : written
+    }
+
     /// Whether the transfer went over a connection that multiplexes (HTTP/2 or later).
     var multiplexed: Bool {
         guard let easy else { return false }
@@ -448,10 +468,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// True (abort) once the upload has sent nothing for the stall timeout. Waiting for the bandwidth cap is not
     /// a stall: with many transfers sharing a low cap, each may wait seconds for its turn; nor is waiting for the
     /// first byte to go, which may be waiting for a connection under `--max-host-connections`.
-    func checkStall(sent: Int64, total: Int64) -> Bool {
+    func checkStall(sent: Int64, written: Int64, total: Int64) -> Bool {
         // A read-back has nothing to send: it waits for its answer from the start.
         let sendsNothing = if case .none = request.body { true } else { false }
-        let held = paused || throttle?.isWaiting == true || (sent == 0 && !sendsNothing)
+        let held = paused || throttle?.isWaiting == true || (written == 0 && !sendsNothing)
         stopped = stallWatch.stop(
             sent: sent, allSent: sendsNothing || (total > 0 && sent >= total), received: answerBytes, paused: held,
             now: StallWatch.now())
