@@ -77,7 +77,9 @@ struct UploadRun {
         // The first signal stops gracefully (issue 15): nothing new starts, the transfers in flight get the grace
         // period, so what reached the server is recorded done instead of being sent again by the next run.
         let interrupts = InterruptWatcher(
-            signals: headless ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP],
+            // A hang-up (the SSH session or terminal gone) stops a headless run as SIGTERM does, with its summary,
+            // results and log; under `nohup` it stays ignored.
+            signals: headless && InterruptWatcher.isIgnored(SIGHUP) ? [SIGINT, SIGTERM] : [SIGINT, SIGTERM, SIGHUP],
             onFirst: { signal in
                 // A hung-up terminal cannot show the screen; otherwise it shows the stop until the batch is idle.
                 if signal == SIGHUP { closeScreen() }
@@ -300,7 +302,7 @@ extension UploadRun {
     }
 }
 
-/// SIGINT/SIGTERM (and SIGHUP of a run with a screen): the first asks the run to stop (finish what is in flight,
+/// SIGINT/SIGTERM and SIGHUP: the first asks the run to stop (finish what is in flight,
 /// report, exit 130); a second aborts what is in flight (`onSecond`, which has `fallback` to end the run) or, without
 /// `onSecond`, exits at once, as does a third.
 final class InterruptWatcher: @unchecked Sendable {
@@ -353,6 +355,14 @@ final class InterruptWatcher: @unchecked Sendable {
     }
 
     var interrupted: Bool { queue.sync { count > 0 } }
+
+    /// Whether the process started with `signalNumber` ignored (`nohup` ignores SIGHUP for its command).
+    static func isIgnored(_ signalNumber: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(signalNumber, nil, &current) == 0 else { return false }
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
+            == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
 
     func stop() {
         for source in sources { source.cancel() }

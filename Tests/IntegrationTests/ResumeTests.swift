@@ -59,18 +59,22 @@ struct ResumeTests {
         await server.stop()
     }
 
-    @Test("SIGTERM stops the run with exit 130 and a flushed journal; the rerun skips what was done")
-    func sigtermFlushesJournal() async throws {
+    /// SIGHUP: the SSH session of a headless run (`… | tee log`) is gone.
+    @Test(
+        "SIGTERM or SIGHUP stops the run with exit 130, its summary and a flushed journal; the rerun skips what was done",
+        arguments: [SIGTERM, SIGHUP])
+    func sigtermFlushesJournal(_ signal: Int32) async throws {
         let server = try await ServerFixture.start { $0.modelingDelay = 0.05 }
-        let folder = try TestFolder("term")
+        let folder = try TestFolder("term-\(signal)")
         for i in 0..<40 { try folder.write("t-\(i).jpg", size: 10_000 + i, seed: UInt64(i), prefix: Magic.jpeg) }
         let journal = folder.path + ".journal.sqlite"
         let arguments = [folder.path, "--to", server.url("/datasets/term/images"), "--json", "--journal", journal]
         let child = try ChildProcess.start(binary, arguments)
         try await waitUntil("8 files stored") { await server.server.statistics.filesStored >= 8 }
-        child.signal(SIGTERM)
+        child.signal(signal)
         let stopped = await child.wait()
         #expect(stopped.status == 130, "\(stopped.standardError)")
+        #expect(try ndjson(stopped.standardOutput).last?["event"] as? String == "summary")
         let reported = try ndjson(stopped.standardOutput).filter { $0["event"] as? String == "done" }.count
         let done = try await journalDonePaths(journal)
         #expect(done.count == reported, "every done file the run reported is in the journal")
