@@ -81,6 +81,12 @@ final class VipsImage {
         cvips_upright(path, header.pointer, toSRGB ? 1 : 0).map(VipsImage.init)
     }
 
+    /// Every page of `path` (an animated GIF or WebP, a multi-page TIFF) stacked, each shrunk to fit
+    /// `maxSide`×`maxSide` when given (never enlarged); saved as GIF, WebP or TIFF, the pages are written again.
+    static func allPages(path: String, maxSide: Int?, toSRGB: Bool) -> VipsImage? {
+        cvips_all_pages(path, Int32(clamping: maxSide ?? 0), toSRGB ? 1 : 0).map(VipsImage.init)
+    }
+
     /// A `width`×`height` sRGB image of noise, for tests.
     static func noise(width: Int, height: Int) -> VipsImage? {
         cvips_noise(Int32(width), Int32(height)).map(VipsImage.init)
@@ -96,6 +102,8 @@ final class VipsImage {
     var height: Int { Int(cvips_height(pointer)) }
     /// Frames or pages in the file: more than 1 for an animated GIF or WebP, a multi-page TIFF.
     var pages: Int { Int(cvips_pages(pointer)) }
+    /// One page's height: `height` divided by the pages stacked in it.
+    var pageHeight: Int { Int(cvips_page_height(pointer)) }
     /// The loader libvips picked ("jpegload", "heifload", …).
     var loader: String? { cvips_loader(pointer).map { String(cString: $0) } }
     /// True when the metadata holds a GPS position.

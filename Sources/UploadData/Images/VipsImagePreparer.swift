@@ -27,11 +27,12 @@ public final class VipsImagePreparer: ImagePreparing {
 
     /// Prepares `item` with `options` into the temporary folder; `encoding` chooses JPEG's Huffman tables.
     /// - Returns: the prepared file, or nil when the file is sent as it is: `options` change nothing, it is not an
-    ///   image type handled here, it is animated or has several pages (only the first would survive), or nothing
-    ///   needs doing (no `--convert`, no `--strip-metadata`, and it already fits `--max-dimension`).
+    ///   image type handled here, it is animated or has several pages and only `--convert` applies (JPEG holds one
+    ///   frame), or nothing needs doing (no `--convert`, no `--strip-metadata`, and it already fits `--max-dimension`).
     /// - Throws: `UploadError` naming the file: `imageTooLarge` (the header declares more than `maxPixels`, refused
     ///   before decoding), `imageUnreadable` (not decodable, with libvips' reason), `fileUnreadable` (the file is gone
-    ///   or unreadable), `preparedCopyUnwritable` (a full temporary disk). No partial file is left behind.
+    ///   or unreadable), `preparedCopyUnwritable` (a full temporary disk), `metadataNotStripped` (pages that cannot
+    ///   be written again while `--strip-metadata` is asked). No partial file is left behind.
     public func prepare(
         _ item: UploadItem, options: ImageOptions, encoding: ImageEncoding = .smallest
     ) async throws(UploadError) -> PreparedImage? {

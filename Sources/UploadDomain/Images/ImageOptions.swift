@@ -112,7 +112,7 @@ public enum ImageEncoding: Sendable, Equatable {
 public protocol ImagePreparing: Sendable {
     /// Prepares `item` with `options`, encoded as `encoding` asks, into the temporary folder.
     /// - Returns: the prepared file, or nil when `item` is not an image the options apply to (it is sent as is).
-    /// - Throws: `UploadError` with `imageUnreadable`, `imageTooLarge`, `fileUnreadable` or
+    /// - Throws: `UploadError` with `imageUnreadable`, `imageTooLarge`, `metadataNotStripped`, `fileUnreadable` or
     ///   `preparedCopyUnwritable`, naming the file.
     func prepare(
         _ item: UploadItem, options: ImageOptions, encoding: ImageEncoding
