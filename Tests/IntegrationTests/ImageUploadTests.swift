@@ -230,6 +230,34 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test("presigned PUTs of HEICs sent after a JPEG sent as it is: tickets name the prepared .jpg, its type and size")
+    func presignedHEICAfterUnpreparedFile() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("presign-heic")
+        // Quality 70 HEICs come out larger as quality 80 JPEGs: a ticket for the original's size would refuse them.
+        try heicWithGPS(folder.path + "/b.heic", width: 1800, height: 1350)
+        try heicWithGPS(folder.path + "/c.heic", width: 1800, height: 1350)
+        try image(folder.path + "/a.jpg", width: 300, height: 200, format: .jpeg)
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "photos", "--json",
+                "--no-resume", "--max-dimension", "1000",
+            ])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let done = try ndjson(outcome.standardOutput).filter { $0["event"] as? String == "done" }
+        let keys = done.compactMap { $0["location"] as? String }
+        #expect(keys.map { ($0 as NSString).lastPathComponent }.sorted() == ["a.jpg", "b.jpg", "c.jpg"], "\(done)")
+        for key in keys {
+            let head = try await ChildProcess.run("/usr/bin/curl", ["-sI", server.url("/objects/" + key)])
+            #expect(head.standardOutput.lowercased().contains("content-type: image/jpeg"), "\(key): \(head)")
+        }
+        let statistics = await server.server.statistics
+        #expect(statistics.ticketsRejected == 0)
+        #expect(statistics.ticketsIssued == 3, "no ticket asked for an original that is sent prepared")
+        await server.stop()
+    }
+
     @Test("--dry-run measures every file for real, says what the journal and the rules say, and sends nothing")
     func dryRun() async throws {
         let server = try await ServerFixture.start()
