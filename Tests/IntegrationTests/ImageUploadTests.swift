@@ -258,6 +258,35 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test(
+        "a prepared image's Idempotency-Key repeats on a rerun with the same bytes: stored once; other options store again"
+    )
+    func preparedKeyRepeatsOnRerun() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("key-img")
+        try sidewaysPhotoWithGPS(folder.path + "/photo.jpg")
+        for i in 0..<3 { try image(folder.path + "/shot\(i).png", width: 800, height: 600, format: .png) }
+        // Without the journal, as a rerun after kill -9 that had recorded nothing: every file is sent again.
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/k/images"), "--no-tui", "--no-resume", "--max-dimension",
+            "1600", "--strip-metadata", "--convert", "jpeg",
+        ]
+        for _ in 0..<2 {
+            let run = try await ChildProcess.run(binary, arguments)
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        var statistics = await server.server.statistics
+        #expect(statistics.storedByPath["datasets/k/photo.jpg"] == 1, "\(statistics.storedByPath)")
+        #expect(statistics.idempotentReplays == 4 && statistics.idempotencyMismatches == 0)
+        let other = try await ChildProcess.run(binary, arguments + ["--quality", "60"])
+        #expect(other.status == 0, "\(other.standardError)")
+        statistics = await server.server.statistics
+        #expect(
+            statistics.storedByPath["datasets/k/photo.jpg"] == 2 && statistics.storedByPath["datasets/k/shot0.jpg"] == 2
+        )
+        await server.stop()
+    }
+
     @Test("--dry-run measures every file for real, says what the journal and the rules say, and sends nothing")
     func dryRun() async throws {
         let server = try await ServerFixture.start()
