@@ -287,6 +287,24 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test("a strip-only rerun with another --quality sends again: the stripped copy is re-encoded at that quality")
+    func stripOnlyQualityInJournal() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("strip-quality")
+        try sidewaysPhotoWithGPS(folder.path + "/photo.jpg")
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/q/images"), "--json", "--strip-metadata", "--journal",
+            folder.path + ".journal.sqlite",
+        ]
+        for (quality, done, skipped) in [("80", 1, 0), ("80", 0, 1), ("40", 1, 0)] {
+            let run = try await ChildProcess.run(binary, arguments + ["--quality", quality])
+            let summary = try ndjson(run.standardOutput).last
+            #expect(summary?["done"] as? Int == done && summary?["skipped"] as? Int == skipped, "q\(quality): \(run)")
+        }
+        #expect(await server.server.statistics.storedByPath["datasets/q/photo.jpg"] == 2)
+        await server.stop()
+    }
+
     @Test("--dry-run measures every file for real, says what the journal and the rules say, and sends nothing")
     func dryRun() async throws {
         let server = try await ServerFixture.start()

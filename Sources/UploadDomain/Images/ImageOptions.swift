@@ -55,7 +55,8 @@ public struct ImageOptions: Sendable, Equatable {
         var parts: [String] = []
         if let maxDimension { parts.append("max-dimension=\(maxDimension)") }
         if let convert { parts.append("convert=\(convert.rawValue)") }
-        if maxDimension != nil || convert != nil { parts.append("quality=\(quality)") }
+        // Every option re-encodes (stripping too), so the quality changes the bytes whatever else is asked.
+        parts.append("quality=\(quality)")
         if stripMetadata { parts.append("strip-metadata") }
         return parts.joined(separator: ",")
     }
