@@ -124,8 +124,10 @@ extension VipsImagePreparer {
             }
         }
         // libvips names the file by its absolute path; the error already names it relative to the folder argument.
-        let cause = message.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")
+        // The prepared copy's path (a write error) says no more than the folder's name in the error above.
+        var cause = message.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")
             .replacingOccurrences(of: item.path, with: item.relativePath)
+        if let output { cause = cause.replacingOccurrences(of: output, with: "the prepared copy") }
         return UploadError(.imageUnreadable, file: item.relativePath, cause: cause)
     }
 

@@ -38,7 +38,12 @@ public final class VipsImagePreparer: ImagePreparing {
     ) async throws(UploadError) -> PreparedImage? {
         guard !options.changesNothing, let type = Self.imageType(of: item) else { return nil }
         return try await workers.result { [self] in
-            Result { () throws(UploadError) in try prepareNow(item, type: type, options: options, encoding: encoding) }
+            Result { () throws(UploadError) in
+                let prepared = try prepareNow(item, type: type, options: options, encoding: encoding)
+                // What libvips said of an image it read after all must not be blamed on another file's failure.
+                VipsLibrary.discardErrors(about: [item.path] + (prepared.map { [$0.path] } ?? []))
+                return prepared
+            }
         }.get()
     }
 
@@ -78,6 +83,7 @@ public final class VipsImagePreparer: ImagePreparing {
                 _ = VipsLibrary.takeError(about: [item.path])
                 return .success(nil)
             }
+            VipsLibrary.discardErrors(about: [item.path])
             return .success((header.width, header.height, header.hasLocation))
         }
         switch result {
