@@ -35,6 +35,28 @@ struct PagedImageUploadTests {
         await server.stop()
     }
 
+    @Test("--convert leaves an animated GIF a GIF: the run says so, and a.gif does not clash with a.jpg beside it")
+    func convertKeepsPagedFormat() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("paged-convert")
+        try await Pillow.pagedImagesWithGPS(in: folder.path)
+        _ = try await Pillow.run(
+            "import sys; from PIL import Image; Image.new('RGB', (30, 20)).save(sys.argv[1] + '/anim.jpg')",
+            [folder.path])
+        let run = try await ChildProcess.run(
+            binary,
+            [folder.path, "--to", server.url("/datasets/c/images"), "--convert", "jpeg", "--no-tui", "--no-resume"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.standardError.contains(
+                "note: 3 animated or multi-page images keep their format under --convert (a JPEG holds one frame; "
+                    + "resizing and stripping still apply): anim.gif, anim.webp, multi.tif"),
+            "\(run.standardError)")
+        let stored = await server.server.statistics.storedByPath
+        #expect(stored["datasets/c/anim.gif"] == 1 && stored["datasets/c/anim.jpg"] == 1, "\(stored)")
+        await server.stop()
+    }
+
     @Test("a TIFF whose pages differ in size cannot be stripped: it fails with one line and nothing is sent")
     func unstrippableFails() async throws {
         let server = try await ServerFixture.start()

@@ -97,8 +97,11 @@ public final class VipsImagePreparer: ImagePreparing {
     /// The name `item` may be stored under once prepared with `options`: a converted image's extension changes
     /// (`x.png` with `--convert jpeg` is `x.jpg`; a HEIC resized or stripped becomes JPEG). Whether an image is
     /// prepared at all may depend on its pixels, which are not read here: the name it would take if it were.
-    public static func remoteName(of item: UploadItem, options: ImageOptions) -> String {
-        guard !options.changesNothing, let type = imageType(of: item) else { return item.relativePath }
+    /// - Parameter paged: the paths of `pagedImages`, which keep their format.
+    public static func remoteName(of item: UploadItem, options: ImageOptions, paged: Set<String> = []) -> String {
+        guard !options.changesNothing, let type = imageType(of: item), !paged.contains(item.path) else {
+            return item.relativePath
+        }
         let format = ImageOutputFormat.forInput(type, options: options)
         return ImageOutputFormat.same(as: type) == format
             ? item.relativePath : format.remoteName(for: item.relativePath)
@@ -119,6 +122,34 @@ public final class VipsImagePreparer: ImagePreparing {
         let sent =
             count == 1 ? "1 image (\(names)) is sent as it is" : "\(count) images (\(names)) are sent as they are"
         return sent + ": the image options read JPEG, PNG, WebP, GIF, TIFF, HEIC and AVIF"
+    }
+
+    /// The paths of the animated GIFs and WebPs and multi-page TIFFs among `items`, which `--convert` leaves in
+    /// their format (a JPEG holds one frame); read from their headers, and only under `--convert` (empty otherwise,
+    /// and without libvips). Blocks while it reads.
+    public static func pagedImages(_ items: [UploadItem], options: ImageOptions) -> Set<String> {
+        guard options.convert != nil, VipsLibrary.loadError() == nil else { return [] }
+        var paged: Set<String> = []
+        for item in items where item.skipReason == nil {
+            guard let type = imageType(of: item), ImageOutputFormat.pagedTypes.contains(type),
+                (try? ScannedFile.check(item)) != nil
+            else { continue }
+            if let header = VipsImage.header(path: item.path), header.pages > 1 { paged.insert(item.path) }
+            VipsLibrary.discardErrors(about: [item.path])
+        }
+        return paged
+    }
+
+    /// "2 animated or multi-page images keep their format under --convert (a JPEG holds one frame): a.gif, b.tif",
+    /// or nil when `paged` is empty.
+    public static func pagedNote(_ items: [UploadItem], paged: Set<String>) -> String? {
+        let names = items.filter { paged.contains($0.path) }.map { Sanitizer.displayName($0.relativePath) }
+        guard !names.isEmpty else { return nil }
+        let listed = names.prefix(5).joined(separator: ", ") + (names.count > 5 ? " and \(names.count - 5) more" : "")
+        let count =
+            names.count == 1
+            ? "1 animated or multi-page image keeps its" : "\(names.count) animated or multi-page images keep their"
+        return "\(count) format under --convert (a JPEG holds one frame; resizing and stripping still apply): \(listed)"
     }
 
     static func imageType(of item: UploadItem) -> String? {
