@@ -371,6 +371,47 @@ struct ImageUploadTests {
     }
 
     @Test(
+        "a run removes the prepared-copy folders of runs killed with -9, never a live run's nor one it cannot prove ours"
+    )
+    func removesAbandonedFolders() async throws {
+        let server = try await ServerFixture.start { $0.modelingDelay = 0.5 }
+        let folder = try TestFolder("kill-img")
+        for i in 0..<4 { try image(folder.path + "/p\(i).png", width: 1200, height: 900, format: .png) }
+        let tmp = try TestFolder("tmp-kill")
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/k9/images"), "--no-tui", "--no-resume", "--max-dimension", "640",
+            "--concurrency", "1",
+        ]
+        let child = try ChildProcess.start(binary, arguments, environment: ["TMPDIR": tmp.path])
+        try await waitUntil("the first image stored") { await server.server.statistics.filesStored >= 1 }
+        child.signal(SIGKILL)
+        _ = await child.wait()
+        let killed = try #require(try FileManager.default.contentsOfDirectory(atPath: tmp.path).first)
+        #expect(!leftovers(tmp.path + "/" + killed).isEmpty, "kill -9 leaves the prepared copies")
+        // A live run's folder (this process's, by its pid and start time), and one without an owner file.
+        let stat = try String(contentsOfFile: "/proc/self/stat", encoding: .utf8)
+        let started = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")[19]
+        for (name, owner) in [("uploader-tui-LIVE01", "\(getpid()) \(started)\n"), ("uploader-tui-NOOWNR", nil)] {
+            try FileManager.default.createDirectory(
+                atPath: tmp.path + "/" + name, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700])
+            try Data("x".utf8).write(to: URL(fileURLWithPath: tmp.path + "/" + name + "/1.jpg"))
+            if let owner { try Data(owner.utf8).write(to: URL(fileURLWithPath: tmp.path + "/" + name + "/owner")) }
+        }
+
+        let again = try await ChildProcess.run(binary, arguments, environment: ["TMPDIR": tmp.path])
+        #expect(again.status == 0, "\(again.standardError)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: tmp.path).sorted()
+        let owners = left.map { name in
+            let owner = (try? String(contentsOfFile: tmp.path + "/" + name + "/owner", encoding: .utf8)) ?? "none"
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: tmp.path + "/" + name)) ?? []
+            return "\(name): owner \(owner.trimmingCharacters(in: .whitespacesAndNewlines)), files \(files)"
+        }
+        #expect(left == ["uploader-tui-LIVE01", "uploader-tui-NOOWNR"], "killed \(child.pid) \(killed); \(owners)")
+        await server.stop()
+    }
+
+    @Test(
         "a full temporary disk fails each image that does not fit with the system's reason, the rest go on, nothing is left",
         .enabled(if: canMountTmpfs, "needs unshare(1) and a mount namespace (root or user namespaces)"))
     func fullTemporaryDisk() async throws {
