@@ -44,6 +44,8 @@ build: deps
 
 ## Unit and integration tests: real libcurl against the reference server on 127.0.0.1.
 test: deps
+	@# The animated and multi-page test images, with their GPS metadata, are written and read back with Pillow.
+	@python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q pillow
 	swift build --build-tests
 	swift build --product generate-manual
 	@# CI shows only the tail of the log, so the failures are printed again at the end.

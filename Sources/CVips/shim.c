@@ -27,7 +27,7 @@
     X(vips_jpegsave) X(vips_pngsave) X(vips_webpsave_buffer) X(vips_tiffsave) X(vips_gifsave) X(vips_heifsave)        \
     X(vips_gaussnoise) X(vips_bandjoin_const1) X(vips_cast) X(g_free) X(g_strfreev) X(g_object_ref)                   \
     X(g_object_unref) X(g_log_set_handler) X(vips_colourspace) X(vips_extract_band) X(vips_image_write_to_memory)     \
-    X(vips_image_get_bands) X(vips_image_new_from_memory_copy)
+    X(vips_image_get_bands) X(vips_image_new_from_memory_copy) X(vips_image_get_page_height)
 
 #define CVIPS_FIELD(name) __typeof__(&name) name;
 static struct {
@@ -120,6 +120,7 @@ CVipsImage *cvips_open(const char *path) {
 int cvips_width(CVipsImage *image) { return ready()->vips_image_get_width(image); }
 int cvips_height(CVipsImage *image) { return ready()->vips_image_get_height(image); }
 int cvips_pages(CVipsImage *image) { return ready()->vips_image_get_n_pages(image); }
+int cvips_page_height(CVipsImage *image) { return ready()->vips_image_get_page_height(image); }
 
 const char *cvips_loader(CVipsImage *image) {
     const char *loader = NULL;
@@ -237,6 +238,35 @@ CVipsImage *cvips_upright(const char *path, CVipsImage *header, int to_srgb) {
     failed = api.vips_icc_transform(upright, &srgb, "srgb", "embedded", TRUE, NULL);
     unref(upright);
     return failed ? NULL : srgb;
+}
+
+CVipsImage *cvips_all_pages(const char *path, int max_side, int to_srgb) {
+    VipsImage *out = NULL;
+    ready();
+    if (max_side > 0) {
+        // 8.14's thumbnail takes loader options only in the name (its last [...]): n=-1 loads every page, which it
+        // shrinks alike, keeping page-height and the frame delays.
+        char *all = malloc(strlen(path) + sizeof "[n=-1]");
+        if (all == NULL) return NULL;
+        stpcpy(stpcpy(all, path), "[n=-1]");
+        pthread_mutex_lock(&orc_guard);
+        int failed = to_srgb
+            ? api.vips_thumbnail(all, &out, max_side, "height", max_side, "size", VIPS_SIZE_DOWN, "no_rotate", TRUE,
+                  "fail_on", VIPS_FAIL_ON_TRUNCATED, "export_profile", "srgb", NULL)
+            : api.vips_thumbnail(all, &out, max_side, "height", max_side, "size", VIPS_SIZE_DOWN, "no_rotate", TRUE,
+                  "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+        pthread_mutex_unlock(&orc_guard);
+        free(all);
+        return failed ? NULL : out;
+    }
+    // Not turned upright: autorot would turn the strip of pages as one image.
+    VipsImage *in = api.vips_image_new_from_file(
+        path, "n", -1, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+    if (in == NULL) return NULL;
+    if (!to_srgb || !api.vips_image_get_typeof(in, VIPS_META_ICC_NAME)) return in;
+    int failed = api.vips_icc_transform(in, &out, "srgb", "embedded", TRUE, NULL);
+    unref(in);
+    return failed ? NULL : out;
 }
 
 // Metadata that can say who, where and with what: stripped on a copy of the header (the pixels are shared).

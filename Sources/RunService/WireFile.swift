@@ -126,7 +126,7 @@ public struct WireError: Codable, Sendable, Equatable {
     private static let codes: [UploadError.Code] = [
         .badURL, .requestFailed, .connectionFailed, .invalidResponse, .notFound, .serverError, .decodingFailed,
         .presignMismatch, .fileUnreadable, .fileChanged, .unauthorized, .cancelled, .timedOut, .imageUnreadable,
-        .imageTooLarge, .preparedCopyUnwritable, .tlsFailed, .verifyMismatch, .verifyUnavailable,
+        .imageTooLarge, .preparedCopyUnwritable, .metadataNotStripped, .tlsFailed, .verifyMismatch, .verifyUnavailable,
     ]
 
     static func name(_ code: UploadError.Code) -> String {

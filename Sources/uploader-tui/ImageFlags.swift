@@ -17,7 +17,8 @@ struct ImageFlags: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Encoder quality for resized or converted images, 1-100.", valueName: "q"))
+        help: ArgumentHelp(
+            "Encoder quality for prepared (resized, converted or stripped) images, 1-100.", valueName: "q"))
     var quality = 80
 
     @Flag(help: "Remove EXIF, GPS, XMP and IPTC metadata from images (the colour profile is kept as sRGB).")

@@ -299,7 +299,11 @@ extension UploadCommand {
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
         }
         // Presigned tickets name each file's own key; everywhere else the second would overwrite the first.
-        if case .planner = destination, let clash = Self.sameRemoteName(items, images: checked.imageOptions) {
+        // Read from their headers: an animated GIF keeps its name under --convert, so it cannot clash as a .jpg.
+        let paged = VipsImagePreparer.pagedImages(items, options: checked.imageOptions)
+        if case .planner = destination,
+            let clash = Self.sameRemoteName(items, images: checked.imageOptions, paged: paged)
+        {
             journalOpening?.abandon()
             throw UsageError(description: clash)
         }
@@ -316,7 +320,10 @@ extension UploadCommand {
         return UploadPlan(
             items: items,
             notes: ignored + scan.notes + warnings + duplicateNotes
-                + [VipsImagePreparer.unpreparedNote(items, options: imageOptions)].compactMap { $0 },
+                + [
+                    VipsImagePreparer.unpreparedNote(items, options: imageOptions),
+                    VipsImagePreparer.pagedNote(items, paged: paged),
+                ].compactMap { $0 },
             destinationKind: destination,
             resultsTarget: resultsTarget, log: log,
             source: paths.joined(separator: " "), destination: Redactor.url(target),
@@ -390,18 +397,20 @@ extension UploadCommand {
 
     /// Every pair of files of the batch that would be stored under one name (the same relative path from two
     /// folders, or an image whose converted name is another file's), a line each, or nil.
-    static func sameRemoteName(_ items: [UploadItem], images: ImageOptions) -> String? {
+    /// - Parameter paged: the animated and multi-page images, which keep their name (`pagedImages`).
+    static func sameRemoteName(_ items: [UploadItem], images: ImageOptions, paged: Set<String> = []) -> String? {
         // By bytes, as servers store names: two Unicode spellings of one name are two names.
         var first: [[UInt8]: UploadItem] = [:]
         var clashes: [String] = []
         for item in items where item.skipReason == nil {
-            let remote = VipsImagePreparer.remoteName(of: item, options: images)
+            let remote = VipsImagePreparer.remoteName(of: item, options: images, paged: paged)
             guard let earlier = first[Array(remote.utf8)] else {
                 first[Array(remote.utf8)] = item
                 continue
             }
             let paths = [earlier, item].map { file in
-                let converted = VipsImagePreparer.remoteName(of: file, options: images) != file.relativePath
+                let converted =
+                    VipsImagePreparer.remoteName(of: file, options: images, paged: paged) != file.relativePath
                 return Sanitizer.displayName(file.path) + (converted ? " (converted)" : "")
             }
             clashes.append(

@@ -54,7 +54,7 @@ struct UploadRun {
         case .presign(let endpoint, let token, let headers, let mediaType, let batch):
             planner = PresignPlanner(
                 endpoint: endpoint, token: token, headers: headers, mediaType: mediaType, ticketBatch: batch,
-                items: items, transport: transport)
+                items: items, transport: transport, imageOptions: plan.imageOptions)
         }
         var done = EarlierRuns()
         if let journal {

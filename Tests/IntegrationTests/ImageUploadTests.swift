@@ -245,6 +245,81 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test("presigned PUTs of HEICs sent after a JPEG sent as it is: tickets name the prepared .jpg, its type and size")
+    func presignedHEICAfterUnpreparedFile() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("presign-heic")
+        // Quality 70 HEICs come out larger as quality 80 JPEGs: a ticket for the original's size would refuse them.
+        try heicWithGPS(folder.path + "/b.heic", width: 1800, height: 1350)
+        try heicWithGPS(folder.path + "/c.heic", width: 1800, height: 1350)
+        try image(folder.path + "/a.jpg", width: 300, height: 200, format: .jpeg)
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "photos", "--json",
+                "--no-resume", "--max-dimension", "1000",
+            ])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let done = try ndjson(outcome.standardOutput).filter { $0["event"] as? String == "done" }
+        let keys = done.compactMap { $0["location"] as? String }
+        #expect(keys.map { ($0 as NSString).lastPathComponent }.sorted() == ["a.jpg", "b.jpg", "c.jpg"], "\(done)")
+        for key in keys {
+            let head = try await ChildProcess.run("/usr/bin/curl", ["-sI", server.url("/objects/" + key)])
+            #expect(head.standardOutput.lowercased().contains("content-type: image/jpeg"), "\(key): \(head)")
+        }
+        let statistics = await server.server.statistics
+        #expect(statistics.ticketsRejected == 0)
+        #expect(statistics.ticketsIssued == 3, "no ticket asked for an original that is sent prepared")
+        await server.stop()
+    }
+
+    @Test(
+        "a prepared image's Idempotency-Key repeats on a rerun with the same bytes: stored once; other options store again"
+    )
+    func preparedKeyRepeatsOnRerun() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("key-img")
+        try sidewaysPhotoWithGPS(folder.path + "/photo.jpg")
+        for i in 0..<3 { try image(folder.path + "/shot\(i).png", width: 800, height: 600, format: .png) }
+        // Without the journal, as a rerun after kill -9 that had recorded nothing: every file is sent again.
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/k/images"), "--no-tui", "--no-resume", "--max-dimension",
+            "1600", "--strip-metadata", "--convert", "jpeg",
+        ]
+        for _ in 0..<2 {
+            let run = try await ChildProcess.run(binary, arguments)
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        var statistics = await server.server.statistics
+        #expect(statistics.storedByPath["datasets/k/photo.jpg"] == 1, "\(statistics.storedByPath)")
+        #expect(statistics.idempotentReplays == 4 && statistics.idempotencyMismatches == 0)
+        let other = try await ChildProcess.run(binary, arguments + ["--quality", "60"])
+        #expect(other.status == 0, "\(other.standardError)")
+        statistics = await server.server.statistics
+        #expect(
+            statistics.storedByPath["datasets/k/photo.jpg"] == 2 && statistics.storedByPath["datasets/k/shot0.jpg"] == 2
+        )
+        await server.stop()
+    }
+
+    @Test("a strip-only rerun with another --quality sends again: the stripped copy is re-encoded at that quality")
+    func stripOnlyQualityInJournal() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("strip-quality")
+        try sidewaysPhotoWithGPS(folder.path + "/photo.jpg")
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/q/images"), "--json", "--strip-metadata", "--journal",
+            folder.path + ".journal.sqlite",
+        ]
+        for (quality, done, skipped) in [("80", 1, 0), ("80", 0, 1), ("40", 1, 0)] {
+            let run = try await ChildProcess.run(binary, arguments + ["--quality", quality])
+            let summary = try ndjson(run.standardOutput).last
+            #expect(summary?["done"] as? Int == done && summary?["skipped"] as? Int == skipped, "q\(quality): \(run)")
+        }
+        #expect(await server.server.statistics.storedByPath["datasets/q/photo.jpg"] == 2)
+        await server.stop()
+    }
+
     @Test("--dry-run measures every file for real, says what the journal and the rules say, and sends nothing")
     func dryRun() async throws {
         let server = try await ServerFixture.start()
@@ -307,6 +382,47 @@ struct ImageUploadTests {
         #expect(outcome.status == 130, "\(outcome.standardError)")
         #expect(leftovers(tmp.path).isEmpty, "\(leftovers(tmp.path))")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp.path)) ?? []).isEmpty, "the folder too")
+        await server.stop()
+    }
+
+    @Test(
+        "a run removes the prepared-copy folders of runs killed with -9, never a live run's nor one it cannot prove ours"
+    )
+    func removesAbandonedFolders() async throws {
+        let server = try await ServerFixture.start { $0.modelingDelay = 0.5 }
+        let folder = try TestFolder("kill-img")
+        for i in 0..<4 { try image(folder.path + "/p\(i).png", width: 1200, height: 900, format: .png) }
+        let tmp = try TestFolder("tmp-kill")
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/k9/images"), "--no-tui", "--no-resume", "--max-dimension", "640",
+            "--concurrency", "1",
+        ]
+        let child = try ChildProcess.start(binary, arguments, environment: ["TMPDIR": tmp.path])
+        try await waitUntil("the first image stored") { await server.server.statistics.filesStored >= 1 }
+        child.signal(SIGKILL)
+        _ = await child.wait()
+        let killed = try #require(try FileManager.default.contentsOfDirectory(atPath: tmp.path).first)
+        #expect(!leftovers(tmp.path + "/" + killed).isEmpty, "kill -9 leaves the prepared copies")
+        // A live run's folder (this process's, by its pid and start time), and one without an owner file.
+        let stat = try String(contentsOfFile: "/proc/self/stat", encoding: .utf8)
+        let started = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")[19]
+        for (name, owner) in [("uploader-tui-LIVE01", "\(getpid()) \(started)\n"), ("uploader-tui-NOOWNR", nil)] {
+            try FileManager.default.createDirectory(
+                atPath: tmp.path + "/" + name, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700])
+            try Data("x".utf8).write(to: URL(fileURLWithPath: tmp.path + "/" + name + "/1.jpg"))
+            if let owner { try Data(owner.utf8).write(to: URL(fileURLWithPath: tmp.path + "/" + name + "/owner")) }
+        }
+
+        let again = try await ChildProcess.run(binary, arguments, environment: ["TMPDIR": tmp.path])
+        #expect(again.status == 0, "\(again.standardError)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: tmp.path).sorted()
+        let owners = left.map { name in
+            let owner = (try? String(contentsOfFile: tmp.path + "/" + name + "/owner", encoding: .utf8)) ?? "none"
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: tmp.path + "/" + name)) ?? []
+            return "\(name): owner \(owner.trimmingCharacters(in: .whitespacesAndNewlines)), files \(files)"
+        }
+        #expect(left == ["uploader-tui-LIVE01", "uploader-tui-NOOWNR"], "killed \(child.pid) \(killed); \(owners)")
         await server.stop()
     }
 

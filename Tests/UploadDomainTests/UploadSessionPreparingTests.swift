@@ -145,6 +145,7 @@ struct UploadSessionPreparingTests {
         #expect(
             options.journalDestination("mem://f0.jpg") == "mem://f0.jpg [max-dimension=1600,quality=80,strip-metadata]")
         #expect(ImageOptions(convert: .webp, quality: 60).identityTag == "convert=webp,quality=60")
+        #expect(ImageOptions(quality: 50, stripMetadata: true).identityTag == "quality=50,strip-metadata")
     }
 
     /// Polls a condition the session reaches on another task (a discarded file after its preparation returned).

@@ -26,6 +26,8 @@ int cvips_width(CVipsImage *image);
 int cvips_height(CVipsImage *image);
 /// Pages or frames the file holds (an animated GIF or WebP, a multi-page TIFF); 1 for most images.
 int cvips_pages(CVipsImage *image);
+/// The height of one page of an image of pages stacked (its height when it has one).
+int cvips_page_height(CVipsImage *image);
 /// The loader libvips chose ("jpegload", "heifload", …); valid while the image lives.
 const char *cvips_loader(CVipsImage *image);
 /// 1 when the metadata holds a GPS position (EXIF GPS latitude or longitude, or an XMP GPS field).
@@ -41,6 +43,10 @@ CVipsImage *cvips_thumbnail(const char *path, int max_side, int to_srgb);
 /// file opened by `cvips_open` (its orientation decides whether the decode can be sequential). NULL on failure.
 CVipsImage *cvips_upright(const char *path, CVipsImage *header, int to_srgb);
 
+/// Every page or frame of `path` (an animated GIF or WebP, a multi-page TIFF) as one image of pages stacked, each
+/// shrunk to fit `max_side` when it is above 0, never turned; with `to_srgb`, an embedded profile is converted to
+/// sRGB. Saving it as GIF, WebP or TIFF writes the pages again. NULL on failure (pages of different sizes).
+CVipsImage *cvips_all_pages(const char *path, int max_side, int to_srgb);
 /// `path` as at most `max_width`×`max_height` 8-bit sRGB pixels (shrunk on load, never enlarged, upright, alpha
 /// flattened onto black), for the screen's preview. Returns the pixels, 3 bytes each, rows top to bottom, and sets
 /// `*width` and `*height`; NULL on failure. Free with `cvips_free_string`.

@@ -11,6 +11,9 @@ enum ImageOutputFormat: Equatable, CaseIterable {
         "image/jpeg", "image/png", "image/webp", "image/gif", "image/tiff", "image/heic", "image/heif", "image/avif",
     ]
 
+    /// The input types that can hold several pages or frames (animated GIF and WebP, multi-page TIFF).
+    static let pagedTypes: Set<String> = ["image/gif", "image/webp", "image/tiff"]
+
     /// The format written for an input of MIME type `inputType` under `options`.
     ///
     /// `--convert` wins. Otherwise the input's own format when libvips writes it well; HEIC, HEIF and AVIF become

@@ -6,7 +6,9 @@ import UploadDomain
 /// created on first use (most runs prepare nothing) and once per process, with a new file name for every image.
 ///
 /// The temporary directory rather than `$XDG_CACHE_HOME`: these files are worth nothing once sent, and a tmpfs or a
-/// reboot clearing them is welcome when a crash skips `remove()`.
+/// reboot clearing them is welcome when a crash skips `remove()`. Until then, each folder names its process in an
+/// `owner` file, and the next run that prepares images removes the folders of processes that are gone
+/// (`PreparedImageFolder+Abandoned.swift`).
 final class PreparedImageFolder: Sendable {
     /// The folder of this process, shared by every preparer it creates.
     static let process = PreparedImageFolder(parent: defaultParent())
@@ -45,6 +47,8 @@ final class PreparedImageFolder: Sendable {
                     return .failure(UploadError(.preparedCopyUnwritable, file: file, cause: cause))
                 }
                 state.path = created
+                Self.recordOwner(in: created)
+                Self.removeAbandoned(in: parent, except: created)
             }
             state.counter += 1
             return .success("\(state.path!)/\(state.counter).\(fileExtension)")

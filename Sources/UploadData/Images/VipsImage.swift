@@ -9,36 +9,64 @@ enum VipsLibrary {
     }
 
     /// The messages about `paths` (an image's input, its output) as one line, then clears them; without a message
-    /// about them, every message waiting.
+    /// naming them, the waiting messages that name no file at all (a decoder's "Premature end of input file").
     ///
     /// libvips' buffer is the process's: a worker's take also empties the messages of another worker's failure, so
     /// what a take finds but does not claim waits here for the failure whose paths it names (two images failing
-    /// on a full disk at once each say so, not "unknown libvips error").
+    /// on a full disk at once each say so, not "unknown libvips error"). A message naming another file is never
+    /// given: it is that file's, left by its failure or by a load that went on and succeeded.
     static func takeError(about paths: [String]) -> String {
         let lines: [Substring] = unclaimed.withLock { waiting in
-            if let text = cvips_take_error() {
-                waiting += String(cString: text).split(whereSeparator: \.isNewline)
-                cvips_free_string(text)
+            collect(into: &waiting)
+            var (mine, rest) = claim(paths, from: waiting)
+            if mine.isEmpty {
+                mine = rest.filter { !namesAFile($0) }
+                rest.removeAll { !namesAFile($0) }
             }
-            var mine: [Substring] = []
-            var rest: [Substring] = []
-            var claiming = false
-            for line in waiting {
-                if paths.contains(where: { line.contains($0) }) {
-                    claiming = true
-                    mine.append(line)
-                } else if claiming, line.hasPrefix("unix error:") {
-                    mine.append(line)  // the system's reason, on the line after the one naming the file
-                } else {
-                    claiming = false
-                    rest.append(line)
-                }
-            }
-            if mine.isEmpty { swap(&mine, &rest) }
             waiting = Array(rest.suffix(64))
             return mine
         }
         return lines.isEmpty ? "unknown libvips error" : oneLine(lines.joined(separator: "\n"))
+    }
+
+    /// Drops the messages about `paths`, an image libvips read without failing: they would otherwise wait to be
+    /// taken by another file's failure.
+    static func discardErrors(about paths: [String]) {
+        unclaimed.withLock { waiting in
+            collect(into: &waiting)
+            waiting = Array(claim(paths, from: waiting).rest.suffix(64))
+        }
+    }
+
+    /// Moves libvips' pending messages to `waiting`.
+    private static func collect(into waiting: inout [Substring]) {
+        guard let text = cvips_take_error() else { return }
+        waiting += String(cString: text).split(whereSeparator: \.isNewline)
+        cvips_free_string(text)
+    }
+
+    /// The lines naming one of `paths`, each with the system's reason on the line after it, and the others.
+    private static func claim(_ paths: [String], from lines: [Substring]) -> (mine: [Substring], rest: [Substring]) {
+        var mine: [Substring] = []
+        var rest: [Substring] = []
+        var claiming = false
+        for line in lines {
+            if paths.contains(where: { line.contains($0) }) {
+                claiming = true
+                mine.append(line)
+            } else if claiming, line.hasPrefix("unix error:") {
+                mine.append(line)
+            } else {
+                claiming = false
+                rest.append(line)
+            }
+        }
+        return (mine, rest)
+    }
+
+    /// True when `line` holds an absolute path (libvips names files by the path they were opened with).
+    private static func namesAFile(_ line: Substring) -> Bool {
+        line.hasPrefix("/") || line.contains(" /") || line.contains("\"/")
     }
 
     private static let unclaimed = Mutex<[Substring]>([])
@@ -81,6 +109,12 @@ final class VipsImage {
         cvips_upright(path, header.pointer, toSRGB ? 1 : 0).map(VipsImage.init)
     }
 
+    /// Every page of `path` (an animated GIF or WebP, a multi-page TIFF) stacked, each shrunk to fit
+    /// `maxSide`×`maxSide` when given (never enlarged); saved as GIF, WebP or TIFF, the pages are written again.
+    static func allPages(path: String, maxSide: Int?, toSRGB: Bool) -> VipsImage? {
+        cvips_all_pages(path, Int32(clamping: maxSide ?? 0), toSRGB ? 1 : 0).map(VipsImage.init)
+    }
+
     /// A `width`×`height` sRGB image of noise, for tests.
     static func noise(width: Int, height: Int) -> VipsImage? {
         cvips_noise(Int32(width), Int32(height)).map(VipsImage.init)
@@ -96,6 +130,8 @@ final class VipsImage {
     var height: Int { Int(cvips_height(pointer)) }
     /// Frames or pages in the file: more than 1 for an animated GIF or WebP, a multi-page TIFF.
     var pages: Int { Int(cvips_pages(pointer)) }
+    /// One page's height: `height` divided by the pages stacked in it.
+    var pageHeight: Int { Int(cvips_page_height(pointer)) }
     /// The loader libvips picked ("jpegload", "heifload", …).
     var loader: String? { cvips_loader(pointer).map { String(cString: $0) } }
     /// True when the metadata holds a GPS position.

@@ -19,7 +19,9 @@ extension VipsImagePreparer {
             let cause = "\(header.width)x\(header.height) pixels, more than --max-pixels \(options.maxPixels)"
             throw UploadError(.imageTooLarge, file: item.relativePath, cause: cause)
         }
-        if header.pages > 1, ["image/gif", "image/webp", "image/tiff"].contains(type) { return nil }
+        if header.pages > 1, ImageOutputFormat.pagedTypes.contains(type) {
+            return try preparePages(item, type: type, header: header, options: options)
+        }
         let fits = options.maxDimension.map { max(header.width, header.height) <= $0 } ?? true
         if fits, options.convert == nil, !options.stripMetadata { return nil }
 
@@ -34,8 +36,49 @@ extension VipsImagePreparer {
                 VipsImage.upright(path: item.path, header: header, toSRGB: toSRGB)
             }
         guard let image else { throw failure(item) }
-
         let format = ImageOutputFormat.forInput(type, options: options)
+        return try write(image, of: item, type: type, format: format, options: options, encoding: encoding)
+    }
+
+    /// An animated GIF or WebP, or a multi-page TIFF: every page shrunk and stripped alike, in the file's own format,
+    /// since JPEG holds one frame. `--convert` alone leaves it as it is (the run's note says so).
+    /// - Throws: `metadataNotStripped` when `--strip-metadata` is asked and the pages cannot be written again
+    ///   (a TIFF whose pages differ in size): sending it as it is would send the metadata.
+    func preparePages(
+        _ item: UploadItem, type: String, header: VipsImage, options: ImageOptions
+    ) throws(UploadError) -> PreparedImage? {
+        let fits = options.maxDimension.map { max(header.width, header.height) <= $0 } ?? true
+        if fits, !options.stripMetadata { return nil }
+        // Every page is decoded: the guard against decompression bombs counts them all.
+        let pixels = Int64(header.width) * Int64(header.height) * Int64(header.pages)
+        guard pixels <= options.maxPixels else {
+            let cause =
+                "\(header.width)x\(header.height) pixels in \(header.pages) pages, more than --max-pixels \(options.maxPixels)"
+            throw UploadError(.imageTooLarge, file: item.relativePath, cause: cause)
+        }
+        guard
+            let image = VipsImage.allPages(
+                path: item.path, maxSide: fits ? nil : options.maxDimension, toSRGB: options.stripMetadata)
+        else {
+            let error = failure(item)
+            guard options.stripMetadata, error.code == .imageUnreadable else {
+                // Only shrinking was asked: a file libvips cannot write again goes as it was, as before.
+                if error.code == .imageUnreadable { return nil }
+                throw error
+            }
+            let cause = "from its \(header.pages) pages: " + (error.cause ?? "libvips cannot write them again")
+            throw UploadError(.metadataNotStripped, file: item.relativePath, cause: cause)
+        }
+        let format = ImageOutputFormat.same(as: type) ?? .gif
+        // Quality applies to WebP only; GIF and TIFF are written losslessly.
+        return try write(image, of: item, type: type, format: format, options: options, encoding: .fastest)
+    }
+
+    /// Saves `image` into a new file of the folder and describes it; on failure no file is left.
+    private func write(
+        _ image: VipsImage, of item: UploadItem, type: String, format: ImageOutputFormat, options: ImageOptions,
+        encoding: ImageEncoding
+    ) throws(UploadError) -> PreparedImage {
         let path = try folder.newFile(extension: format.fileExtension, for: item.relativePath)
         if case .failure(let saving) = image.save(
             to: path, format: format, quality: options.quality, strip: options.stripMetadata,
@@ -61,8 +104,8 @@ extension VipsImagePreparer {
         let sameFormat = ImageOutputFormat.same(as: type) == format
         return PreparedImage(
             path: path, remoteName: sameFormat ? item.relativePath : format.remoteName(for: item.relativePath),
-            contentType: format.contentType, size: Int64(status.st_size), width: image.width, height: image.height,
-            modified: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
+            contentType: format.contentType, size: Int64(status.st_size), width: image.width,
+            height: image.pageHeight, modified: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
     }
 
     /// The error for a libvips failure on `item` (while writing `output`, if given), from its error buffer.
@@ -81,8 +124,10 @@ extension VipsImagePreparer {
             }
         }
         // libvips names the file by its absolute path; the error already names it relative to the folder argument.
-        let cause = message.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")
+        // The prepared copy's path (a write error) says no more than the folder's name in the error above.
+        var cause = message.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")
             .replacingOccurrences(of: item.path, with: item.relativePath)
+        if let output { cause = cause.replacingOccurrences(of: output, with: "the prepared copy") }
         return UploadError(.imageUnreadable, file: item.relativePath, cause: cause)
     }
 

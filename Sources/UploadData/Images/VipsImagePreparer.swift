@@ -27,17 +27,23 @@ public final class VipsImagePreparer: ImagePreparing {
 
     /// Prepares `item` with `options` into the temporary folder; `encoding` chooses JPEG's Huffman tables.
     /// - Returns: the prepared file, or nil when the file is sent as it is: `options` change nothing, it is not an
-    ///   image type handled here, it is animated or has several pages (only the first would survive), or nothing
-    ///   needs doing (no `--convert`, no `--strip-metadata`, and it already fits `--max-dimension`).
+    ///   image type handled here, it is animated or has several pages and only `--convert` applies (JPEG holds one
+    ///   frame), or nothing needs doing (no `--convert`, no `--strip-metadata`, and it already fits `--max-dimension`).
     /// - Throws: `UploadError` naming the file: `imageTooLarge` (the header declares more than `maxPixels`, refused
     ///   before decoding), `imageUnreadable` (not decodable, with libvips' reason), `fileUnreadable` (the file is gone
-    ///   or unreadable), `preparedCopyUnwritable` (a full temporary disk). No partial file is left behind.
+    ///   or unreadable), `preparedCopyUnwritable` (a full temporary disk), `metadataNotStripped` (pages that cannot
+    ///   be written again while `--strip-metadata` is asked). No partial file is left behind.
     public func prepare(
         _ item: UploadItem, options: ImageOptions, encoding: ImageEncoding = .smallest
     ) async throws(UploadError) -> PreparedImage? {
         guard !options.changesNothing, let type = Self.imageType(of: item) else { return nil }
         return try await workers.result { [self] in
-            Result { () throws(UploadError) in try prepareNow(item, type: type, options: options, encoding: encoding) }
+            Result { () throws(UploadError) in
+                let prepared = try prepareNow(item, type: type, options: options, encoding: encoding)
+                // What libvips said of an image it read after all must not be blamed on another file's failure.
+                VipsLibrary.discardErrors(about: [item.path] + (prepared.map { [$0.path] } ?? []))
+                return prepared
+            }
         }.get()
     }
 
@@ -77,6 +83,7 @@ public final class VipsImagePreparer: ImagePreparing {
                 _ = VipsLibrary.takeError(about: [item.path])
                 return .success(nil)
             }
+            VipsLibrary.discardErrors(about: [item.path])
             return .success((header.width, header.height, header.hasLocation))
         }
         switch result {
@@ -90,8 +97,11 @@ public final class VipsImagePreparer: ImagePreparing {
     /// The name `item` may be stored under once prepared with `options`: a converted image's extension changes
     /// (`x.png` with `--convert jpeg` is `x.jpg`; a HEIC resized or stripped becomes JPEG). Whether an image is
     /// prepared at all may depend on its pixels, which are not read here: the name it would take if it were.
-    public static func remoteName(of item: UploadItem, options: ImageOptions) -> String {
-        guard !options.changesNothing, let type = imageType(of: item) else { return item.relativePath }
+    /// - Parameter paged: the paths of `pagedImages`, which keep their format.
+    public static func remoteName(of item: UploadItem, options: ImageOptions, paged: Set<String> = []) -> String {
+        guard !options.changesNothing, let type = imageType(of: item), !paged.contains(item.path) else {
+            return item.relativePath
+        }
         let format = ImageOutputFormat.forInput(type, options: options)
         return ImageOutputFormat.same(as: type) == format
             ? item.relativePath : format.remoteName(for: item.relativePath)
@@ -113,6 +123,34 @@ public final class VipsImagePreparer: ImagePreparing {
         let sent =
             count == 1 ? "1 image (\(names)) is sent as it is" : "\(count) images (\(names)) are sent as they are"
         return sent + ": the image options read JPEG, PNG, WebP, GIF, TIFF, HEIC and AVIF"
+    }
+
+    /// The paths of the animated GIFs and WebPs and multi-page TIFFs among `items`, which `--convert` leaves in
+    /// their format (a JPEG holds one frame); read from their headers, and only under `--convert` (empty otherwise,
+    /// and without libvips). Blocks while it reads.
+    public static func pagedImages(_ items: [UploadItem], options: ImageOptions) -> Set<String> {
+        guard options.convert != nil, VipsLibrary.loadError() == nil else { return [] }
+        var paged: Set<String> = []
+        for item in items where item.skipReason == nil {
+            guard let type = imageType(of: item), ImageOutputFormat.pagedTypes.contains(type),
+                (try? ScannedFile.check(item)) != nil
+            else { continue }
+            if let header = VipsImage.header(path: item.path), header.pages > 1 { paged.insert(item.path) }
+            VipsLibrary.discardErrors(about: [item.path])
+        }
+        return paged
+    }
+
+    /// "2 animated or multi-page images keep their format under --convert (a JPEG holds one frame): a.gif, b.tif",
+    /// or nil when `paged` is empty.
+    public static func pagedNote(_ items: [UploadItem], paged: Set<String>) -> String? {
+        let names = items.filter { paged.contains($0.path) }.map { Sanitizer.displayName($0.relativePath) }
+        guard !names.isEmpty else { return nil }
+        let listed = names.prefix(5).joined(separator: ", ") + (names.count > 5 ? " and \(names.count - 5) more" : "")
+        let count =
+            names.count == 1
+            ? "1 animated or multi-page image keeps its" : "\(names.count) animated or multi-page images keep their"
+        return "\(count) format under --convert (a JPEG holds one frame; resizing and stripping still apply): \(listed)"
     }
 
     /// The type of an image the options can prepare. The scan's type, not the sniffed one: a camera's raw file is a

@@ -17,6 +17,7 @@ public enum VipsThumbnailer {
             _ = VipsLibrary.takeError(about: [path])
             return nil
         }
+        VipsLibrary.discardErrors(about: [path])
         // No cvips_trim here, unlike the preparer: a preview's buffers are a few kilobytes.
         defer { pixels.withMemoryRebound(to: CChar.self, capacity: 1) { cvips_free_string($0) } }
         let count = Int(width) * Int(height) * 3

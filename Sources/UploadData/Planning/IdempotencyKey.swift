@@ -5,8 +5,8 @@ import UploadDomain
 /// with its first result instead of storing the files again (issue 15: a Ctrl-C or kill -9 between the server's
 /// store and its answer reaching us).
 ///
-/// The value comes from the files' identity as the journal keeps it (absolute path, size, modification time) and
-/// the request's URL: the same across retries, reruns and a resume, different for a changed file or another
+/// The value comes from the files' identity as the journal keeps it (absolute path, size, modification time; for a
+/// prepared image, its original's and the preparation's options) and the request's URL: the same across retries, reruns and a resume, different for a changed file or another
 /// destination. Nothing of the file's content is read for it: the content hash is made while the body is sent.
 public enum IdempotencyKey {
     /// The header's name.
@@ -21,11 +21,17 @@ public enum IdempotencyKey {
         text += url.utf8
         text.append(UInt8(ascii: "\n"))
         for item in items {
-            text += item.path.utf8
+            // A prepared copy's path and time are new on every preparation: the original's, and how it was made.
+            let origin = item.preparedFrom
+            text += (origin?.path ?? item.path).utf8
             text.append(0)
-            text += String(item.size).utf8
+            text += String(origin?.size ?? item.size).utf8
             text.append(0)
-            text += String(item.modified.bitPattern).utf8
+            text += String((origin?.modified ?? item.modified).bitPattern).utf8
+            if let origin {
+                text.append(0)
+                text += origin.preparation.utf8
+            }
             text.append(UInt8(ascii: "\n"))
         }
         // The digest's bytes read in place: a generic walk over its `prefix(16)` cost more than the hash.

@@ -11,6 +11,7 @@ public struct MultipartPlanner: RequestPlanner {
     public let batchSize: Int
     /// Send an `Idempotency-Key` with each request (off for servers that refuse unknown headers).
     public let idempotencyKeys: Bool
+    public var sendsIdempotencyKeys: Bool { idempotencyKeys }
     private let redactedURL: String
 
     /// Creates a planner.

@@ -8,6 +8,7 @@ public struct PutPlanner: RequestPlanner {
     public var batchSize: Int { 1 }
     /// Send an `Idempotency-Key` with each request (off for servers that refuse unknown headers).
     public let idempotencyKeys: Bool
+    public var sendsIdempotencyKeys: Bool { idempotencyKeys }
 
     /// Creates a planner; a missing trailing slash on `baseURL`'s path is added.
     public init(baseURL: String, headers: [HTTPHeader], token: String?, idempotencyKeys: Bool = true) {

@@ -7,8 +7,10 @@ import UploadDomain
 public final class PresignPlanner: RequestPlanner {
     private struct State {
         var tickets: [Int: PresignTicket] = [:]
+        /// What each ticket was asked for: a file sent under another name, type or size needs its own.
+        var askedFor: [Int: Asked] = [:]
         /// In-flight ticket requests, shared by every file they cover.
-        var fetches: [String: SharedWork<Result<[Int: PresignTicket], UploadError>>] = [:]
+        var fetches: [String: SharedWork<Result<[Int: (ticket: PresignTicket, asked: Asked)], UploadError>>] = [:]
         /// Files whose next ticket must be fetched alone (the last one expired).
         var renewing: Set<Int> = []
         /// Files that already had one fresh ticket.
@@ -22,15 +24,20 @@ public final class PresignPlanner: RequestPlanner {
     public let ticketBatch: Int
     public var batchSize: Int { 1 }
     private let items: [UploadItem]
+    /// Files that may be sent as a prepared copy: left out of batch requests, each asks alone once it is ready.
+    private let mayBePrepared: Set<Int>
     private let transport: any UploadTransport
     private let state = Mutex(State())
     private let destination: String
 
     /// Creates a planner for `items` (the session's, in input order).
-    /// - Parameter ticketBatch: files per presign request (`--presign-batch`).
+    /// - Parameters:
+    ///   - ticketBatch: files per presign request (`--presign-batch`).
+    ///   - imageOptions: the run's; the images they may change ask for their ticket alone, once prepared, since one
+    ///     asked for with the original would name the original's name, type and size.
     public init(
         endpoint: String, token: String?, headers: [HTTPHeader], mediaType: String?, ticketBatch: Int,
-        items: [UploadItem], transport: any UploadTransport
+        items: [UploadItem], transport: any UploadTransport, imageOptions: ImageOptions = ImageOptions()
     ) {
         self.endpoint = endpoint
         self.token = token
@@ -38,6 +45,9 @@ public final class PresignPlanner: RequestPlanner {
         self.mediaType = mediaType
         self.ticketBatch = max(1, ticketBatch)
         self.items = items
+        mayBePrepared =
+            imageOptions.changesNothing
+            ? [] : Set(items.filter { VipsImagePreparer.imageType(of: $0) != nil }.map(\.id))
         self.transport = transport
         destination = "presigned via " + Redactor.url(endpoint)
     }
@@ -102,19 +112,24 @@ public final class PresignPlanner: RequestPlanner {
     // MARK: - Tickets
 
     private func ticket(for item: UploadItem) async throws(UploadError) -> PresignTicket {
-        typealias Fetch = SharedWork<Result<[Int: PresignTicket], UploadError>>
+        typealias Fetch = SharedWork<Result<[Int: (ticket: PresignTicket, asked: Asked)], UploadError>>
+        let asked = Asked(item)
         let (cached, fetch) = state.withLock { state -> (PresignTicket?, Fetch?) in
-            if let ticket = state.tickets[item.id] { return (ticket, nil) }
+            if let ticket = state.tickets[item.id], state.askedFor[item.id] == asked { return (ticket, nil) }
             let group: [UploadItem]
             let name: String
             // A prepared image (another path, type and size than scanned) asks for its own ticket: one asked for
-            // the original would name the wrong type and length.
-            if state.renewing.contains(item.id) || item.path != items[item.id].path {
+            // the original would store it under the original's name and type, and refuse a larger copy.
+            if state.renewing.contains(item.id) || mayBePrepared.contains(item.id) || item.path != items[item.id].path
+                || state.tickets[item.id] != nil
+            {
                 group = [item]
-                name = "file-\(item.id)"
+                name = "file-\(item.id)-\(asked.hashValue)"
             } else {
                 let start = item.id / ticketBatch * ticketBatch
-                group = Array(items[start..<min(items.count, start + ticketBatch)])
+                group = items[start..<min(items.count, start + ticketBatch)].filter {
+                    !mayBePrepared.contains($0.id) && state.tickets[$0.id] == nil
+                }
                 name = "batch-\(start)"
             }
             if let running = state.fetches[name] { return (nil, running) }
@@ -129,7 +144,7 @@ public final class PresignPlanner: RequestPlanner {
             return (nil, work)
         }
         if let cached { return cached }
-        let tickets: [Int: PresignTicket]
+        let tickets: [Int: (ticket: PresignTicket, asked: Asked)]
         switch await fetch!.value() {
         case .success(let fetched): tickets = fetched
         case .failure(let error):
@@ -142,15 +157,19 @@ public final class PresignPlanner: RequestPlanner {
         return try state.withLock { state throws(UploadError) -> PresignTicket in
             state.fetches = state.fetches.filter { $0.value !== fetch }
             state.renewing.remove(item.id)
-            for (id, ticket) in tickets where state.tickets[id] == nil { state.tickets[id] = ticket }
-            guard let ticket = tickets[item.id] else {
+            for (id, fetched) in tickets where state.tickets[id] == nil || id == item.id {
+                state.tickets[id] = fetched.ticket
+                state.askedFor[id] = fetched.asked
+            }
+            guard let fetched = tickets[item.id], fetched.asked == asked else {
                 throw UploadError(.presignMismatch, cause: "no upload ticket for this file")
             }
-            return ticket
+            return fetched.ticket
         }
     }
 
-    private func fetch(_ group: [UploadItem]) async throws(UploadError) -> [Int: PresignTicket] {
+    private func fetch(_ group: [UploadItem]) async throws(UploadError) -> [Int: (ticket: PresignTicket, asked: Asked)]
+    {
         let request = TransferRequest(
             method: .post, url: endpoint, headers: headers + [HTTPHeader(name: "Accept", value: "application/json")!],
             bearerToken: token, body: .bytes(requestBody(for: group), contentType: "application/json"))
@@ -171,7 +190,18 @@ public final class PresignPlanner: RequestPlanner {
             throw error
         }
         let tickets = try PresignTicket.parse(response, expected: group.count)
-        return Dictionary(uniqueKeysWithValues: zip(group.map(\.id), tickets))
+        return Dictionary(uniqueKeysWithValues: zip(group, tickets).map { ($0.id, ($1, Asked($0))) })
+    }
+
+    /// What a ticket request says of a file: the ticket holds for these only.
+    private struct Asked: Hashable {
+        let filename: String
+        let contentType: String
+        let size: Int64
+
+        init(_ item: UploadItem) {
+            (filename, contentType, size) = (item.relativePath, item.contentType, item.size)
+        }
     }
 
     private func requestBody(for group: [UploadItem]) -> [UInt8] {

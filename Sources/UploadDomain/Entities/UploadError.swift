@@ -22,6 +22,9 @@ public struct UploadError: Error, Sendable, Equatable {
         case imageTooLarge
         /// The prepared copy of an image cannot be written: the temporary folder is full, read-only or missing.
         case preparedCopyUnwritable
+        /// `--strip-metadata` was asked and the image's metadata cannot be removed (pages libvips cannot write
+        /// again): nothing is sent, rather than the metadata.
+        case metadataNotStripped
         /// TLS refused: a certificate not trusted, a client certificate missing or refused, a failed handshake.
         /// Another attempt would meet the same certificates, so it is not retried.
         case tlsFailed
@@ -139,6 +142,7 @@ extension UploadError: CustomStringConvertible {
         case .imageUnreadable: return "cannot decode image" + (cause.map { ": \($0)" } ?? "")
         case .imageTooLarge: return "image too large" + (cause.map { ": \($0)" } ?? "")
         case .preparedCopyUnwritable: return "cannot write the prepared copy" + (cause.map { " \($0)" } ?? "")
+        case .metadataNotStripped: return "cannot strip metadata" + (cause.map { " \($0)" } ?? "") + "; nothing sent"
         case .tlsFailed: return "tls: " + (cause ?? "handshake failed")
         case .verifyMismatch: return "stored copy differs" + (cause.map { ": \($0)" } ?? "")
         case .verifyUnavailable: return "cannot verify" + (cause.map { ": \($0)" } ?? "")

@@ -21,12 +21,15 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
     /// The file the scan found at `path`; nil for a file made since (a prepared image). Sending checks that the
     /// path still holds it.
     public let identity: FileIdentity?
+    /// For a prepared copy, the scanned file it was made from and how: its `Idempotency-Key` comes from these, so
+    /// it repeats on a retry and a rerun, as a file sent as it is does. Nil for a file sent as scanned.
+    public let preparedFrom: PreparedOrigin?
 
     /// Creates an item.
     public init(
         id: Int, path: String, relativePath: String, size: Int64, modified: Double, contentType: String,
         unreadableReason: String? = nil, skipReason: String? = nil, sniffedType: String? = nil,
-        identity: FileIdentity? = nil
+        identity: FileIdentity? = nil, preparedFrom: PreparedOrigin? = nil
     ) {
         self.id = id
         self.path = path
@@ -38,13 +41,15 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
         self.skipReason = skipReason
         self.sniffedType = sniffedType
         self.identity = identity
+        self.preparedFrom = preparedFrom
     }
 
     /// The same item, not to be uploaded, for `reason`.
     public func skipped(_ reason: String) -> UploadItem {
         UploadItem(
             id: id, path: path, relativePath: relativePath, size: size, modified: modified, contentType: contentType,
-            unreadableReason: unreadableReason, skipReason: reason, sniffedType: sniffedType, identity: identity)
+            unreadableReason: unreadableReason, skipReason: reason, sniffedType: sniffedType, identity: identity,
+            preparedFrom: preparedFrom)
     }
 }
 
@@ -55,8 +60,26 @@ extension UploadItem {
             UploadItem(
                 id: index, path: item.path, relativePath: item.relativePath, size: item.size, modified: item.modified,
                 contentType: item.contentType, unreadableReason: item.unreadableReason,
-                skipReason: item.skipReason, sniffedType: item.sniffedType, identity: item.identity)
+                skipReason: item.skipReason, sniffedType: item.sniffedType, identity: item.identity,
+                preparedFrom: item.preparedFrom)
         }
+    }
+}
+
+/// The original of a prepared copy, as scanned, and the preparation that made the copy.
+public struct PreparedOrigin: Sendable, Hashable {
+    public let path: String
+    public let size: Int64
+    public let modified: Double
+    /// The options and encoding that change the copy's bytes ("max-dimension=1600,quality=80 smallest").
+    public let preparation: String
+
+    /// Creates an origin.
+    public init(path: String, size: Int64, modified: Double, preparation: String) {
+        self.path = path
+        self.size = size
+        self.modified = modified
+        self.preparation = preparation
     }
 }
 

@@ -55,7 +55,8 @@ public struct ImageOptions: Sendable, Equatable {
         var parts: [String] = []
         if let maxDimension { parts.append("max-dimension=\(maxDimension)") }
         if let convert { parts.append("convert=\(convert.rawValue)") }
-        if maxDimension != nil || convert != nil { parts.append("quality=\(quality)") }
+        // Every option re-encodes (stripping too), so the quality changes the bytes whatever else is asked.
+        parts.append("quality=\(quality)")
         if stripMetadata { parts.append("strip-metadata") }
         return parts.joined(separator: ",")
     }
@@ -112,7 +113,7 @@ public enum ImageEncoding: Sendable, Equatable {
 public protocol ImagePreparing: Sendable {
     /// Prepares `item` with `options`, encoded as `encoding` asks, into the temporary folder.
     /// - Returns: the prepared file, or nil when `item` is not an image the options apply to (it is sent as is).
-    /// - Throws: `UploadError` with `imageUnreadable`, `imageTooLarge`, `fileUnreadable` or
+    /// - Throws: `UploadError` with `imageUnreadable`, `imageTooLarge`, `metadataNotStripped`, `fileUnreadable` or
     ///   `preparedCopyUnwritable`, naming the file.
     func prepare(
         _ item: UploadItem, options: ImageOptions, encoding: ImageEncoding

@@ -28,6 +28,9 @@ extension UploadTransport {
 public protocol RequestPlanner: Sendable {
     /// Files per request (1 unless batching).
     var batchSize: Int { get }
+    /// True when each request carries an `Idempotency-Key`: a repeat must then send the same bytes, so a prepared
+    /// image is always encoded the same way.
+    var sendsIdempotencyKeys: Bool { get }
     /// Where a file goes, for display; never holds secrets.
     func destination(of item: UploadItem) -> String
     /// Where a file goes, as the journal tells destinations apart: unlike `destination`, two URLs that differ only in
@@ -65,6 +68,8 @@ extension RequestPlanner {
     public func journalDestination(of item: UploadItem) -> String { destination(of: item) }
 
     public func failsEveryFile(_ error: UploadError) -> Bool { false }
+
+    public var sendsIdempotencyKeys: Bool { false }
 
     /// One request for the group.
     public func upload(

@@ -63,6 +63,10 @@ public actor UploadSession {
         var prepared: PreparedImage?
         /// Preparing found nothing to do (not an image): sent as it is.
         var sentAsIs = false
+        /// The encoding of its first preparation, kept for a retry's, so a repeat sends the same bytes.
+        var encoding: ImageEncoding?
+        /// The options that changed the copy's bytes (`ImageOptions.identityTag`).
+        var preparationTag = ""
         var preparation: Preparation?
 
         /// Bytes the file sends: the prepared size once it was prepared.
@@ -71,9 +75,13 @@ public actor UploadSession {
         /// What goes out: the prepared file under its new name, or the file as scanned.
         var sendItem: UploadItem {
             guard let prepared else { return item }
+            let origin = PreparedOrigin(
+                path: item.path, size: item.size, modified: item.modified,
+                preparation: preparationTag + " " + (encoding == .fastest ? "fastest" : "smallest"))
             return UploadItem(
                 id: item.id, path: prepared.path, relativePath: prepared.remoteName, size: prepared.size,
-                modified: prepared.modified, contentType: prepared.contentType, sniffedType: prepared.contentType)
+                modified: prepared.modified, contentType: prepared.contentType, sniffedType: prepared.contentType,
+                preparedFrom: origin)
         }
 
         /// Whether an error's `file` is this file, by its own name or the name it is sent under.
@@ -288,8 +296,13 @@ public actor UploadSession {
             let item = files[id].item
             let options = configuration.imageOptions
             // Files already waiting for a transfer slot: the link is behind, so CPU spent on fewer bytes is free.
-            // Otherwise this file is wanted as soon as it is ready.
-            let encoding: ImageEncoding = queueHead < queue.count ? .smallest : .fastest
+            // Otherwise this file is wanted as soon as it is ready. A request that carries an Idempotency-Key
+            // must send the same bytes on a rerun, whatever the link does then.
+            let encoding: ImageEncoding =
+                files[id].encoding
+                ?? (planner.sendsIdempotencyKeys || queueHead < queue.count ? .smallest : .fastest)
+            files[id].encoding = encoding
+            files[id].preparationTag = options.identityTag
             Task { [weak self] in
                 let outcome: Result<PreparedImage?, UploadError>
                 do throws(UploadError) {

@@ -74,7 +74,9 @@ struct VipsImagePreparerTests {
         let output = try #require(VipsImage.header(path: prepared.path))
         #expect(output.loader == "jpegload")
         // Decoding every pixel: writing it out again fails on a broken file.
-        #expect(throws: Never.self) { try output.save(to: scratch.root + "/decoded.png", format: .png, quality: 80, strip: false).get() }
+        #expect(throws: Never.self) {
+            try output.save(to: scratch.root + "/decoded.png", format: .png, quality: 80, strip: false).get()
+        }
     }
 
     @Test("a JPEG encoded for the smallest size has the same pixels in fewer bytes than one encoded for speed")
@@ -140,6 +142,27 @@ struct VipsImagePreparerTests {
             (error as? UploadError)?.code == .imageUnreadable && (error as? UploadError)?.file == "cut.jpg"
         }
         #expect(scratch.leftovers.isEmpty)
+    }
+
+    @Test("a failed image's reason is its own: not another file's leftover messages, and no absolute path")
+    func reasonIsItsOwn() async throws {
+        let scratch = try ImageScratch()
+        defer { scratch.remove() }
+        let whole = try scratch.image("whole.jpg", width: 1000, height: 800, format: .jpeg)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: whole.path)))
+        let cut = try scratch.write(Array(bytes.prefix(bytes.count / 2)), to: "b_broken.jpg")
+        // Another file's load leaves its messages in libvips' process-wide buffer, and nobody takes them.
+        let other = try scratch.write(Array("not an image at all".utf8), to: "a_photo.avif")
+        #expect(VipsImage.header(path: other.path) == nil)
+        do {
+            _ = try await scratch.preparer.prepare(cut, options: ImageOptions(maxDimension: 500))
+            Issue.record("prepared a truncated JPEG")
+        } catch {
+            #expect(error.file == "b_broken.jpg")
+            let cause = try #require(error.cause)
+            #expect(!cause.contains("a_photo") && !cause.contains("/"), "\(cause)")
+            #expect(!cause.isEmpty && cause != "unknown libvips error", "\(cause)")
+        }
     }
 
     @Test("a text file named .jpg fails as unreadable, with libvips' reason on one line, and leaves no file")
