@@ -8,9 +8,9 @@ import UploaderTUI
 /// Starts the run process of an interactive run (issue 18) and makes this process its first screen.
 ///
 /// The run process is this executable again (`/proc/self/exe`, spawned: no `fork` in a threaded process) with the
-/// hidden `_serve-run ID` command and the arguments as typed, in a session of its own so the terminal's hang-up
-/// never reaches it; its standard error goes to the run's log beside its socket. A token given with `--token`
-/// travels in its environment, never on its command line.
+/// hidden `_serve-run ID` command, in a session of its own so the terminal's hang-up never reaches it; its standard
+/// error goes to the run's log beside its socket. The arguments as typed, and a token given with `--token`, travel
+/// in its environment (readable by this user alone), never on its command line.
 struct RunLauncher {
     /// The arguments as typed: the run process parses them again, profiles included, and checks and scans.
     let arguments: [String]
@@ -132,9 +132,10 @@ struct RunLauncher {
 
         var environment = ProcessInfo.processInfo.environment
         if let token { environment["UPLOADER_TOKEN"] = token }
-        let argv =
-            ([CommandLine.arguments.first ?? "uploader-tui", "_serve-run", id] + arguments).map { strdup($0) }
-            + [nil]
+        let encoded = try? JSONSerialization.data(withJSONObject: arguments)
+        environment[ServeRunCommand.argumentsVariable] = encoded.map { String(decoding: $0, as: UTF8.self) }
+        let words: [String] = [CommandLine.arguments.first ?? "uploader-tui", "_serve-run", id]
+        let argv = words.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }

@@ -29,6 +29,7 @@ struct UploaderCommand: AsyncParsableCommand {
         let journal = JournalOpening(first: { _ = CurlEngine.warmUp() })
         var parsed: any ParsableCommand
         let environment = ProcessInfo.processInfo.environment
+        CommandLineSecrets.hide()
         if let script = completionScript(Array(CommandLine.arguments.dropFirst())) {
             print(script, terminator: "")
             ProcessExit.now(ExitStatus.success.rawValue)
@@ -140,9 +141,17 @@ struct UploaderCommand: AsyncParsableCommand {
         _ serve: ServeRunCommand, journal: JournalOpening, environment: [String: String]
     ) async throws -> ExitStatus {
         guard RunDirectory.isValid(serve.id) else { throw UsageError(description: "_serve-run: not a run ID") }
+        guard let typed = ServeRunCommand.takeArguments() else {
+            throw UsageError(description: "_serve-run: no arguments in \(ServeRunCommand.argumentsVariable)")
+        }
+        // Spawned from /proc/self/exe, the process would be "exe" to ps, top and pgrep. The main thread's name,
+        // which a thread of the same process may write.
+        try? "uploader-tui".write(toFile: "/proc/self/comm", atomically: false, encoding: .utf8)
+        var environment = environment
+        environment[ServeRunCommand.argumentsVariable] = nil
         let (arguments, origins): ([String], ProfileArguments.FileOrigins)
         do {
-            (arguments, origins) = try ProfileArguments.apply(to: serve.arguments, environment: environment)
+            (arguments, origins) = try ProfileArguments.apply(to: typed, environment: environment)
         } catch {
             throw UsageError(description: "\(error)")
         }

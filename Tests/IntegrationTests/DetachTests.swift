@@ -229,6 +229,54 @@ struct DetachTests {
         await server.stop()
     }
 
+    @Test("the run process's command line, which every user can read, holds no header or URL secret; it is named")
+    func commandLineHoldsNoSecret() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("detach-cmdline")
+        for i in 0..<3 { try folder.write("c\(i).png", size: 100_000, seed: UInt64(90 + i), prefix: Magic.png) }
+        let started = try await ChildProcess.run(
+            ChildProcess.uploaderBinary,
+            [
+                folder.path, "--put", server.url("/files/cmdline/?token=s3cr3t-query"), "-H",
+                "X-Api-Key: s3cr3t-header", "--limit-rate", "50K", "--concurrency", "1", "--no-resume", "--detach",
+            ],
+            environment: environment)
+        let id = try #require(detachedID(started.standardOutput), "\(started.standardError)")
+        let pid = try #require(try await run(id)?["pid"] as? Int)
+        let cmdline = String(
+            decoding: FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data(), as: UTF8.self)
+        #expect(cmdline.contains("_serve-run"), "\(cmdline)")
+        #expect(!cmdline.contains("s3cr3t"), "\(cmdline)")
+        let name = try String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+        #expect(name == "uploader-tui\n")
+        let stop = try await ChildProcess.run(ChildProcess.uploaderBinary, ["stop", id], environment: environment)
+        #expect(stop.status == 130 || stop.status == 0, "\(stop.standardError)")
+        await server.stop()
+    }
+
+    @Test("a headless run hides the secrets of its own command line, as curl hides -u's password")
+    func ownCommandLineHidden() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("cmdline-own")
+        try folder.write("a.png", size: 200_000, seed: 95, prefix: Magic.png)
+        let child = try ChildProcess.start(
+            ChildProcess.uploaderBinary,
+            [
+                folder.path, "--put", server.url("/files/own/?sig=s3cr3t-query&size=1"), "-H",
+                "Authorization: Bearer s3cr3t-header", "--token=s3cr3t-token", "--limit-rate", "50K", "--json",
+                "--no-resume",
+            ])
+        try await waitUntil("the first file's start") { child.standardOutputSoFar.contains("\"started\"") }
+        let cmdline = String(
+            decoding: FileManager.default.contents(atPath: "/proc/\(child.pid)/cmdline") ?? Data(), as: UTF8.self)
+        child.signal(SIGKILL)
+        _ = await child.wait()
+        #expect(!cmdline.contains("s3cr3t"), "\(cmdline)")
+        #expect(cmdline.contains("Authorization: ****"), "\(cmdline)")
+        #expect(cmdline.contains("&size=1"), "\(cmdline)")
+        await server.stop()
+    }
+
     @Test(
         "a run killed with -9: attach finds its socket stale, says so and removes it; a rerun resumes from the journal")
     func killedRun() async throws {
