@@ -15,13 +15,27 @@ struct AttachedScreen {
     /// Ring the terminal bell first (the run ended while nobody watched).
     var bell = false
 
+    /// How one connection ended: with the status to exit with, or lost (the last snapshot it had).
+    private enum Ending {
+        case status(ExitStatus)
+        case lost(UploadSnapshot?)
+    }
+
     /// Connects and shows the run until it ends, the user quits or detaches, or the terminal goes away.
     func run() async -> ExitStatus {
+        switch await show() {
+        case .status(let status): status
+        // After `show` has put its watchers away: a screen that attaches again installs its own.
+        case .lost(let latest): await Self.afterLost(id: id, directory: directory, latest: latest)
+        }
+    }
+
+    private func show() async -> Ending {
         let client: RunClient
         do {
             client = try await RunClient.connect(id: id, in: directory, role: .screen)
         } catch {
-            return Self.fail(error)
+            return .status(Self.fail(error))
         }
         await client.waitForSnapshot()
         let screen = Mutex<Task<TUIOutcome, any Error>?>(nil)
@@ -65,13 +79,13 @@ struct AttachedScreen {
             client.detach()
             FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
             print("detached; uploader-tui attach \(id)")
-            return .success
+            return .status(.success)
         }
-        if hungUp.load(ordering: .acquiring) { return .success }
+        if hungUp.load(ordering: .acquiring) { return .status(.success) }
         if outcome == .detached, client.end == nil {
             client.detach()
             print("detached; uploader-tui attach \(id)")
-            return .success
+            return .status(.success)
         }
         if client.end == nil {
             if outcome == .quitEarly { client.send(.stop) }
@@ -86,9 +100,28 @@ struct AttachedScreen {
         case .released:
             status = snapshot.map { ExitStatus(counts: $0.progress.counts, interrupted: false) } ?? .success
         case .lost:
-            return Self.fail(RunServiceError(.lost, id: id, detail: "its process ended without a word"))
+            return .lost(snapshot)
         }
         if let snapshot { await HeadlessReporter(json: false).summary(snapshot, exitCode: status.rawValue) }
+        return .status(status)
+    }
+
+    /// The connection broke without a word. A screen that was stopped (Ctrl-Z, a laptop asleep) falls behind and is
+    /// let go while its run goes on: it attaches again, or says how the run ended meanwhile. Lost only when the run's
+    /// process is gone.
+    static func afterLost(id: String, directory: RunDirectory, latest: UploadSnapshot?) async -> ExitStatus {
+        if let problem = RunLookup.gone(id, in: directory) { return fail(problem) }
+        guard let record = RunRecord.read(id, in: directory) else {
+            return fail(RunServiceError(.lost, id: id, detail: "its process ended without a word"))
+        }
+        guard record.hasEnded else { return await AttachedScreen(id: id, directory: directory).run() }
+        FileHandle.standardError.write(
+            Data("uploader-tui: run \(id) ended while this screen was away: \(RunLookup.ending(record))\n".utf8))
+        let last = RunRecord.readLast(id, in: directory)?.snapshot.applied(to: [], curl: { _ in LazyText { "" } })
+        let status = ExitStatus(rawValue: record.exitCode ?? 1) ?? .someFailed
+        if let snapshot = last ?? latest {
+            await HeadlessReporter(json: false).summary(snapshot, exitCode: status.rawValue)
+        }
         return status
     }
 
