@@ -87,6 +87,41 @@ struct UploadSessionTests {
         #expect(snapshot.toast == .fail(failed: 1, cancelled: 0))
     }
 
+    @Test(
+        "a server that cannot be reached is probed by one request at a time; the waiting files keep their retries",
+        .timeLimit(.minutes(1)))
+    func outageProbedByOne() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([10, 20, 30]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 3, retryPolicy: RetryPolicy(maxRetries: 5)), clock: clock,
+            random: { 1 })
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        for pending in try await started.next(3) {
+            pending.reply(.failure(UploadError(.connectionFailed, cause: "Connection refused")))
+        }
+        // Three retry timers and the hold on new requests; then the retries are due.
+        await clock.waitForSleeper(count: 4)
+        clock.advance(by: .seconds(1))
+        let probe = try #require(await started.next())
+        var snapshot = await session.snapshot()
+        #expect(snapshot.progress.counts.willStart == 1)
+        #expect(snapshot.progress.counts.queued == 2)
+        probe.reply(.failure(UploadError(.connectionFailed, cause: "Connection refused")))
+        await clock.waitForSleeper(count: 2)
+        clock.advance(by: .seconds(2))
+        let second = try #require(await started.next())
+        // An answer: the others go too, on their second attempt, whatever the probe's count.
+        second.reply(.success(TransferResponse(status: 201)))
+        for pending in try await started.next(2) { pending.reply(.success(TransferResponse(status: 201))) }
+        await session.waitUntilIdle()
+        snapshot = await session.snapshot()
+        #expect(snapshot.progress.counts.done == 3)
+        #expect(snapshot.files.map(\.attempt).sorted() == [2, 2, 3])
+    }
+
     @Test("request tasks run on the transport's executor when it offers one")
     func requestTasksPreferTransportExecutor() async throws {
         let executor = CountingExecutor()

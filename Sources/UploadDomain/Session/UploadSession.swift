@@ -134,6 +134,9 @@ public actor UploadSession {
     /// so the files behind do not all meet the same refusal, and the retries do not all come back at once.
     private var holdUntil: Duration?
     private var holdTimer: Task<Void, Never>?
+    /// The server could not be reached: one request at a time until one gets an answer, so an outage (a restart, a
+    /// network gone) costs the waiting files nothing of their retries.
+    private var probing = false
     private let preparer: (any ImagePreparing)?
     /// Files waiting for a preparing worker, in order, and the files being prepared.
     private var prepareQueue: [Int] = []
@@ -367,7 +370,7 @@ public actor UploadSession {
             self.holdUntil = nil
         }
         // Take the slot first: parts of multipart uploads take slots from other threads.
-        while !stopping, !draining, queueHead < queue.count, slots.tryAcquire() {
+        while !stopping, !draining, queueHead < queue.count, !(probing && !running.isEmpty), slots.tryAcquire() {
             var batch: [Int] = []
             while batch.count < max(1, planner.batchSize), queueHead < queue.count {
                 let id = queue[queueHead]
@@ -459,6 +462,8 @@ public actor UploadSession {
             files[id].requestID = nil
             if request.probe.allSent { apply(files[id].machine.allSent(), to: id) }
         }
+        // An answer of any kind: the server is there again.
+        if case .success = outcome { probing = false }
         switch outcome {
         case .success(let response) where response.isSuccess:
             let results = planner.results(for: ids.map { files[$0].sendItem }, response: response)
@@ -529,7 +534,8 @@ public actor UploadSession {
         }
         let attempt = files[id].machine.attempt
         let delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
-        if !final, let delay, error.retryAfter != nil { hold(for: delay) }
+        if error.code == .connectionFailed { probing = true }
+        if !final, let delay, error.retryAfter != nil || error.code == .connectionFailed { hold(for: delay) }
         apply(files[id].machine.failed(retryAfter: final ? nil : delay), to: id)
     }
 
