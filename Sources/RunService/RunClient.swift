@@ -52,6 +52,10 @@ public final class RunClient: Sendable {
         guard info.st_uid == getuid() else {
             throw RunServiceError(.otherUser, id: id, detail: "its socket is owned by uid \(info.st_uid)")
         }
+        // A stopped process would leave the handshake waiting for its hello until the timeout.
+        if let pid = RunRecord.read(id, in: directory)?.info.pid, Self.isStopped(pid) {
+            throw RunServiceError(.suspended, id: id, detail: "pid \(pid)")
+        }
         let fd: Int32
         do {
             fd = try UnixSocket.connect(to: path)
@@ -72,6 +76,15 @@ public final class RunClient: Sendable {
             throw RunServiceError(.otherUser, id: id, detail: "the process listening runs as another uid")
         }
         return try Handshake(fd: fd, id: id, role: role).client()
+    }
+
+    /// Whether process `pid` is stopped: state `T` (or `t`, traced) in `/proc/PID/stat`.
+    public static func isStopped(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first
+        return state == "T" || state == "t"
     }
 
     /// `connect(id:in:role:)` on a thread of its own: the handshake blocks until the run's hello, and the

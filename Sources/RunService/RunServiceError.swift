@@ -18,6 +18,8 @@ public struct RunServiceError: Error, Sendable, Equatable {
         case folderUnusable
         /// Connecting failed for another reason (the cause says which).
         case connectFailed
+        /// The run's process is stopped (SIGSTOP, Ctrl-Z in the terminal it was started from): it answers nobody.
+        case suspended
     }
 
     public var code: Code
@@ -61,6 +63,8 @@ extension RunServiceError: CustomStringConvertible {
             return "cannot use the run folder\(detail)"
         case .connectFailed:
             return "cannot connect to \(run)\(detail)"
+        case .suspended:
+            return "\(run) is suspended\(detail); it goes on once resumed (kill -CONT, or fg in its terminal)"
         }
     }
 }

@@ -137,7 +137,7 @@ extension ExitStatus {
     init(_ error: RunServiceError) {
         switch error.code {
         case .noSuchRun, .ended, .stale, .lost: self = .noSuchRun
-        case .otherUser, .versionMismatch, .connectFailed: self = .refused
+        case .otherUser, .versionMismatch, .connectFailed, .suspended: self = .refused
         case .folderUnusable: self = .usage
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RunService
+import Synchronization
 import UploadDomain
 import UploaderCLI
 
@@ -10,7 +11,7 @@ struct PsCommand: ParsableCommand {
         commandName: "ps",
         abstract:
             "List running and recently ended runs: id, files done/total, bytes, rate, state, source, destination.",
-        discussion: "Exit codes: 0, or 2 when the run folder cannot be used.")
+        discussion: "Exit codes: 0, 2 when the run folder cannot be used, 5 when it belongs to another user.")
 
     @Flag(help: "One JSON array of runs on stdout, for scripts.")
     var json = false
@@ -27,8 +28,14 @@ struct PsCommand: ParsableCommand {
         } catch {
             return AttachedScreen.fail(error)
         }
-        let runs = directory.ids().compactMap { status(of: $0, in: directory) }
-            .sorted { $0.started > $1.started }
+        // Asked of every run at once: one slow to answer holds up no other.
+        let ids = directory.ids()
+        let found = Mutex([RunInfo?](repeating: nil, count: ids.count))
+        DispatchQueue.concurrentPerform(iterations: ids.count) { index in
+            let info = status(of: ids[index], in: directory)
+            found.withLock { $0[index] = info }
+        }
+        let runs = found.withLock { $0 }.compactMap { $0 }.sorted { $0.started > $1.started }
         if json {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -79,7 +86,8 @@ struct PsCommand: ParsableCommand {
             return record.info
         } catch {
             var info = record.info
-            info.state = "unreachable"
+            info.state = error.code == .suspended ? "suspended" : "unreachable"
+            info.bytesPerSecond = 0
             return info
         }
     }

@@ -254,6 +254,32 @@ struct DetachTests {
         await server.stop()
     }
 
+    @Test("a suspended run is listed so at once by ps; stop and attach say so instead of waiting for its hello")
+    func suspendedRun() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("detach-suspended")
+        for i in 0..<3 { try folder.write("s\(i).png", size: 100_000, seed: UInt64(60 + i), prefix: Magic.png) }
+        let started = try await ChildProcess.run(
+            ChildProcess.uploaderBinary,
+            [
+                folder.path, "--put", server.url("/files/suspended/"), "--limit-rate", "50K", "--concurrency", "1",
+                "--no-resume", "--detach",
+            ],
+            environment: environment)
+        let id = try #require(detachedID(started.standardOutput), "\(started.standardError)")
+        let pid = pid_t(try #require(try await run(id)?["pid"] as? Int))
+        kill(pid, SIGSTOP)
+        #expect(try await run(id)?["state"] as? String == "suspended")
+        let stop = try await ChildProcess.run(ChildProcess.uploaderBinary, ["stop", id], environment: environment)
+        #expect(stop.status == 5)
+        #expect(stop.standardError.contains("run \(id) is suspended (pid \(pid))"), "\(stop.standardError)")
+        kill(pid, SIGCONT)
+        #expect(try await run(id)?["state"] as? String == "running")
+        let resumed = try await ChildProcess.run(ChildProcess.uploaderBinary, ["stop", id], environment: environment)
+        #expect(resumed.status == 130 || resumed.status == 0, "\(resumed.standardError)")
+        await server.stop()
+    }
+
     @Test("a headless run hides the secrets of its own command line, as curl hides -u's password")
     func ownCommandLineHidden() async throws {
         let server = try await ServerFixture.start()
