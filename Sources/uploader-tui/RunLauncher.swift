@@ -35,11 +35,16 @@ struct RunLauncher {
         guard n == 1 else {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            let said = (try? String(contentsOfFile: directory.logPath(id), encoding: .utf8)) ?? ""
+            var said = (try? String(contentsOfFile: directory.logPath(id), encoding: .utf8)) ?? ""
+            let signal = status & 0x7F
+            if said.isEmpty {
+                let how = signal == 0 ? "exited with status \((status >> 8) & 0xFF)" : "was killed by signal \(signal)"
+                said = "uploader-tui: the run process \(how) before it was ready; nothing was sent\n"
+            }
             FileHandle.standardError.write(Data(said.utf8))
             directory.remove(id)
-            let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-            return ExitStatus(rawValue: code) ?? .usage
+            let code = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            return ExitStatus(rawValue: code) ?? .someFailed
         }
         if detach {
             print("detached; uploader-tui attach \(id)")
