@@ -166,7 +166,14 @@ public struct RunInfo: Codable, Sendable, Equatable {
         }
         info.bytesTotal = snapshot.progress.bytesTotal + cancelled
         info.bytesPerSecond = snapshot.isIdle ? 0 : snapshot.progress.bytesPerSecond
-        if !snapshot.isIdle { info.state = snapshot.stopping == nil ? "running" : "stopping" }
+        if !snapshot.isIdle {
+            info.state = snapshot.stopping == nil ? "running" : "stopping"
+        } else if info.state == "running" || info.state == "stopping",
+            counts.total > 0, counts.done + counts.failed + counts.cancelled + counts.skipped == counts.total
+        {
+            // The batch is over while screens keep the process: how it ended so far (`r` on a screen may go on).
+            info.state = counts.failed > 0 ? "failed" : counts.cancelled > 0 ? "stopped" : "done"
+        }
         return info
     }
 }
