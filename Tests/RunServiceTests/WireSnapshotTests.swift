@@ -117,4 +117,26 @@ struct WireSnapshotTests {
         #expect(RunLine.helloVersion(Data(#"{"type":"snapshot","version":1}"#.utf8)) == nil)
         #expect(RunLine.helloVersion(Data("not json".utf8)) == nil)
     }
+
+    @Test("a run's record reads running while files move, and how the batch ended once every file has")
+    func recordState() {
+        func counts(done: Int, failed: Int, cancelled: Int, queued: Int) -> PhaseCounts {
+            var counts = PhaseCounts()
+            (counts.done, counts.failed, counts.cancelled, counts.queued) = (done, failed, cancelled, queued)
+            return counts
+        }
+        func state(_ counts: PhaseCounts, idle: Bool) -> String {
+            let progress = BatchProgress(counts: counts, bytesSent: 0, bytesTotal: 0, bytesPerSecond: 0, eta: nil)
+            let snapshot = UploadSnapshot(
+                files: [], progress: progress, toast: Toast(progress: progress), concurrency: 1, isIdle: idle,
+                elapsed: .zero)
+            return RunInfo(id: "ab12", pid: 1, source: "/s", destination: "http://h/", started: 1)
+                .updated(from: snapshot).state
+        }
+        #expect(state(counts(done: 1, failed: 0, cancelled: 0, queued: 3), idle: false) == "running")
+        #expect(state(counts(done: 0, failed: 0, cancelled: 0, queued: 0), idle: true) == "running")
+        #expect(state(counts(done: 4, failed: 0, cancelled: 0, queued: 0), idle: true) == "done")
+        #expect(state(counts(done: 3, failed: 1, cancelled: 0, queued: 0), idle: true) == "failed")
+        #expect(state(counts(done: 3, failed: 0, cancelled: 1, queued: 0), idle: true) == "stopped")
+    }
 }
