@@ -122,6 +122,22 @@ struct UploadSessionTests {
         #expect(snapshot.files.map(\.attempt).sorted() == [2, 2, 3])
     }
 
+    @Test(
+        "batches are fixed groups of the scan's order: files done before leave their group short, not shifted",
+        .timeLimit(.minutes(1)))
+    func batchesAreFixedGroups() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(
+            items: items([1, 2, 3, 4, 5, 6, 7]), planner: EchoPlanner(batchSize: 3), transport: transport,
+            configuration: .init(concurrency: 3))
+        var started = transport.started.makeAsyncIterator()
+        await session.start(skipping: [1])
+        let requests = try await started.next(3)
+        #expect(requests.map { $0.request.files.map(\.id) } == [[0, 2], [3, 4, 5], [6]])
+        for pending in requests { pending.reply(.success(TransferResponse(status: 201))) }
+        await session.waitUntilIdle()
+    }
+
     @Test("request tasks run on the transport's executor when it offers one")
     func requestTasksPreferTransportExecutor() async throws {
         let executor = CountingExecutor()

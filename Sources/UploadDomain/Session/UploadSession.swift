@@ -194,9 +194,9 @@ public actor UploadSession {
                 prepareQueue.append(id)
             } else {
                 queue.append(id)
-                // The first requests leave while the rest are still being queued; each file's own events keep
-                // their order (queued, then started).
-                if queue.count - queueHead >= planner.batchSize, slots.available > 0 { pump() }
+                // The first requests leave while the rest are still being queued, each once its group is whole;
+                // each file's own events keep their order (queued, then started).
+                if (id + 1) % max(1, planner.batchSize) == 0, slots.available > 0 { pump() }
             }
         }
         // Stopped before it started (a Ctrl-C during the scan): nothing is sent.
@@ -372,8 +372,12 @@ public actor UploadSession {
         // Take the slot first: parts of multipart uploads take slots from other threads.
         while !stopping, !draining, queueHead < queue.count, !(probing && !running.isEmpty), slots.tryAcquire() {
             var batch: [Int] = []
-            while batch.count < max(1, planner.batchSize), queueHead < queue.count {
+            let size = max(1, planner.batchSize)
+            while batch.count < size, queueHead < queue.count {
                 let id = queue[queueHead]
+                // Fixed groups of the scan's order: a rerun after a kill sends the files a killed request held in one
+                // request again, under the same Idempotency-Key, whatever else was done meanwhile.
+                if let first = batch.first, id / size != first / size { break }
                 queueHead += 1
                 if files[id].machine.phase == .queued, !files[id].machine.isInFlight { batch.append(id) }
             }
