@@ -109,7 +109,11 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             case nil: break
             }
             if exitWhenDone || ui.quitWhenIdle, snapshot.isIdle { return finish() }
-            if case .resize = event { flusher.invalidate() }
+            if case .resize = event {
+                // Also at an unchanged size: a resume reports one after the shell wrote over the screen.
+                flusher.invalidate()
+                dirty = true
+            }
             flushIfDue(force: false)
             if Task.isCancelled { break }
         }
