@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <langinfo.h>
 #include <stdio.h>
@@ -19,6 +21,47 @@ static int cn_colors = 0;
 /// Set once stdin reports a hang-up, so cn_wait stops polling it (it would report it forever).
 static int cn_stdin_gone = 0;
 
+// Job control. ncurses' own SIGTSTP handler calls endwin and doupdate from whichever thread takes the signal,
+// racing the curses thread: frames torn with shell text, a resize lost, and prog mode (no ONLCR) saved as the
+// shell's, so the summary after exit had no carriage returns. The handlers here only note the signal and wake
+// the curses thread, which suspends and resumes in cn_job_control.
+static volatile sig_atomic_t cn_tstp_pending = 0;
+static volatile sig_atomic_t cn_cont_pending = 0;
+static int cn_signal_wake_fd = -1;
+static int cn_tstp_installed = 0;
+static int cn_cont_installed = 0;
+
+static void cn_note_signal(int signal_number) {
+    int saved = errno;
+    if (signal_number == SIGTSTP) cn_tstp_pending = 1;
+    else cn_cont_pending = 1;
+    if (cn_signal_wake_fd >= 0) {
+        char byte = 1;
+        ssize_t ignored = write(cn_signal_wake_fd, &byte, 1);
+        (void)ignored;
+    }
+    errno = saved;
+}
+
+/// Installs `cn_note_signal` for `signal_number` when it has the default disposition: an ignored SIGTSTP (a
+/// shell without job control) stays ignored. Returns 1 when installed.
+static int cn_take_signal(int signal_number) {
+    struct sigaction current;
+    if (sigaction(signal_number, NULL, &current) != 0 || current.sa_handler != SIG_DFL) return 0;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = cn_note_signal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    return sigaction(signal_number, &action, NULL) == 0;
+}
+
+static void cn_release_signal(int signal_number, int *installed) {
+    if (!*installed) return;
+    signal(signal_number, SIG_DFL);
+    *installed = 0;
+}
+
 int cn_setlocale_is_utf8(void) {
     setlocale(LC_ALL, "");
     const char *codeset = nl_langinfo(CODESET);
@@ -26,10 +69,20 @@ int cn_setlocale_is_utf8(void) {
     return strcasecmp(codeset, "UTF-8") == 0 || strcasecmp(codeset, "utf8") == 0;
 }
 
-int cn_start(int want_color) {
+int cn_start(int want_color, int wake_fd) {
     if (cn_screen != NULL) return -1;
+    // Before newterm: ncurses installs its own SIGTSTP handler only where it finds the default one.
+    cn_signal_wake_fd = wake_fd;
+    cn_tstp_pending = 0;
+    cn_cont_pending = 0;
+    cn_tstp_installed = cn_take_signal(SIGTSTP);
+    cn_cont_installed = cn_take_signal(SIGCONT);
     cn_screen = newterm(NULL, stdout, stdin);
-    if (cn_screen == NULL) return -1;
+    if (cn_screen == NULL) {
+        cn_release_signal(SIGTSTP, &cn_tstp_installed);
+        cn_release_signal(SIGCONT, &cn_cont_installed);
+        return -1;
+    }
     set_term(cn_screen);
     cbreak();          // keeps ISIG: Ctrl-C stays a signal the executable handles
     noecho();
@@ -61,6 +114,45 @@ void cn_stop(void) {
     delscreen(cn_screen);
     cn_screen = NULL;
     fflush(stdout);
+    // A Ctrl-Z after the screen closed (the summary, the wait for the run's end) stops the process as usual.
+    cn_release_signal(SIGTSTP, &cn_tstp_installed);
+    cn_release_signal(SIGCONT, &cn_cont_installed);
+    cn_signal_wake_fd = -1;
+}
+
+int cn_job_control(void) {
+    if (cn_screen == NULL || (!cn_tstp_pending && !cn_cont_pending)) return 0;
+    if (cn_tstp_pending) {
+        cn_tstp_pending = 0;
+        // The shell's modes back (ONLCR, echo, the cursor, the main screen) before the shell prints its prompt.
+        endwin();
+        fflush(stdout);
+        struct sigaction ours, stop;
+        memset(&stop, 0, sizeof stop);
+        stop.sa_handler = SIG_DFL;
+        sigemptyset(&stop.sa_mask);
+        sigaction(SIGTSTP, &stop, &ours);
+        sigset_t unblock, saved;
+        sigemptyset(&unblock);
+        sigaddset(&unblock, SIGTSTP);
+        pthread_sigmask(SIG_UNBLOCK, &unblock, &saved);
+        kill(getpid(), SIGTSTP);
+        // Stopped here until SIGCONT (an orphaned process group is not stopped at all).
+        pthread_sigmask(SIG_SETMASK, &saved, NULL);
+        sigaction(SIGTSTP, &ours, NULL);
+    }
+    cn_cont_pending = 0;
+    // Also after a SIGSTOP from elsewhere: the shell took the terminal and set its own modes meanwhile.
+    reset_prog_mode();
+    // No SIGWINCH reaches a stopped process, so the size may have changed unseen.
+    struct winsize size;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_row > 0 && size.ws_col > 0 &&
+        is_term_resized(size.ws_row, size.ws_col)) {
+        resizeterm(size.ws_row, size.ws_col);
+    }
+    // The terminal holds the shell's text now: the next refresh repaints every cell.
+    clearok(curscr, TRUE);
+    return 1;
 }
 
 void cn_restore_for_exit(void) {

@@ -56,6 +56,34 @@ struct MultipartUploadTests {
         await server.stop()
     }
 
+    @Test(
+        "the curl command quotes what -F would misread (; , \" \\ in a name, @ in a field): curl stores each file whole"
+    )
+    func curlCommandOddNames() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("curl-odd;dir,x")
+        let names = ["semi;colon,type=x.bin", "q\"uote\\back.bin"]
+        var sources: [String: String] = [:]
+        for (index, name) in names.enumerated() {
+            sources[name] = try sha256(ofFile: try folder.write(name, size: 5_000 + index, seed: UInt64(40 + index)))
+        }
+        let planner = MultipartPlanner.reference(server, fields: [FormField(name: "note", value: "@x;type=y,z")])
+        let run = try SessionRun(paths: [folder.path], planner: planner)
+        for item in run.items {
+            let command = planner.curlCommand(for: item)
+            let outcome = try await ChildProcess.run("/bin/sh", ["-c", command + " -sS -o /dev/null"])
+            #expect(outcome.status == 0, "\(command): \(outcome.standardError)")
+        }
+        let stored = await server.server.statistics.storedByPath
+        #expect(stored.count == 2, "\(stored)")
+        #expect(stored["datasets/d1/semi;colon,type=x.bin"] == 1, "\(stored)")
+        // The server cleans the other name its own way; the bytes are what must be whole.
+        let digests = try stored.keys.map { try sha256(ofFile: server.stored($0)) }
+        #expect(Set(digests) == Set(sources.values), "\(stored)")
+        run.engine.shutdown()
+        await server.stop()
+    }
+
     @Test("--batch sends several files in one request and splits the answer per file")
     func batchedRequest() async throws {
         let server = try await ServerFixture.start()

@@ -309,3 +309,72 @@ struct ScaleTests {
         #expect(state.visibleRows(Self.many.files).isEmpty)
     }
 }
+
+/// A clock the controller sets as it serves each snapshot: the screen's time of that reading.
+private final class ReadingClock: UploadClock {
+    private let time = Mutex<Duration>(.zero)
+
+    var now: Duration { time.withLock { $0 } }
+
+    func set(_ value: Duration) {
+        time.withLock { $0 = value }
+    }
+
+    func sleep(for duration: Duration) async throws {}
+}
+
+/// Serves snapshots at given screen times, as a run process's socket delivers them to a screen.
+private final class TimedController: UploadController {
+    private let script: Mutex<[(screen: Duration, snapshot: UploadSnapshot)]>
+    private let clock: ReadingClock
+
+    init(_ script: [(screen: Duration, snapshot: UploadSnapshot)], clock: ReadingClock) {
+        self.script = Mutex(script)
+        self.clock = clock
+    }
+
+    func snapshot() async -> UploadSnapshot {
+        let entry = script.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
+        clock.set(entry.screen)
+        return entry.snapshot
+    }
+
+    func handle(_ command: UploadCommand) async {}
+
+    func waitUntilIdle() async {
+        try? await Task.sleep(for: .seconds(3600))
+    }
+}
+
+@Suite("AppLoop graph time")
+struct AppLoopGraphTimeTests {
+    @Test("snapshots read late in a burst (a screen back from Ctrl-Z) land in the seconds the run took them")
+    func lateSnapshots() async {
+        let rate = 512.0 * 1024
+        func taken(at seconds: Double) -> UploadSnapshot {
+            var snapshot = Fixtures.uploading
+            snapshot.isIdle = false
+            snapshot.elapsed = .milliseconds(Int64(seconds * 1000))
+            snapshot.progress.bytesSent = Int64(seconds * rate)
+            return snapshot
+        }
+        // Read at once for 3 s; then the screen stops for 4 s while the run goes on at the cap; back, it reads the
+        // backlog (a snapshot from 3.1 s) and then the newest, a tick apart; then on as before.
+        var script: [(screen: Duration, snapshot: UploadSnapshot)] = (0...30).map {
+            (.milliseconds($0 * 100), taken(at: Double($0) / 10))
+        }
+        script.append((.milliseconds(7000), taken(at: 3.1)))
+        script.append((.milliseconds(7033), taken(at: 7.0)))
+        script += (71...95).map { (.milliseconds($0 * 100), taken(at: Double($0) / 10 - 0.05)) }
+        let clock = ReadingClock()
+        let controller = TimedController(script, clock: clock)
+        let terminal = InMemoryTerminal(size: TerminalSize(cols: 100, rows: 30))
+        terminal.send(Array(repeating: .tick, count: script.count))
+        terminal.finishEvents()
+        _ = await TUIApp.run(
+            controller: controller, terminal: terminal,
+            configuration: TUIConfiguration(source: "pics", destination: "example.com"), clock: clock)
+        let graph = terminal.screen.text.split(separator: "\n").first { $0.contains("peak ") } ?? ""
+        #expect(graph.contains("peak 512 KiB/s  now 512 KiB/s"), "\(graph)")
+    }
+}

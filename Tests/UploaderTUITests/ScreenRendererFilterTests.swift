@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import UploadDomain
 
@@ -48,8 +49,10 @@ struct ScreenRendererFilterTests {
         #expect(frame.line(Layout(size: size).listTop).contains("No files match"))
     }
 
-    @Test("the detail pane shows the curl command unwrapped, one option a line, without borders beside it")
-    func unwrappedCommand() {
+    @Test(
+        "the detail pane shows the curl command one option a line, without borders beside it, wrapped to fit as sh joins it"
+    )
+    func unwrappedCommand() throws {
         let size = TerminalSize(cols: 100, rows: 30)
         let frame = Fixtures.render(
             Fixtures.uploading, size: size, state: UIState(size: size, selected: 5, pane: .detail))
@@ -65,12 +68,53 @@ struct ScreenRendererFilterTests {
                 "    -F files=@/home/ana/Pictures/pet/broken.png \\",
                 "    https://api.example.com/ai/images/42",
             ])
-        // A narrow pane cuts a long line with an ellipsis rather than wrapping it.
-        let narrow = TerminalSize(cols: 40, rows: 24)
-        let cut = Fixtures.render(
-            Fixtures.uploading, size: narrow, state: UIState(size: narrow, selected: 5, pane: .detail))
-        let long = cut.text.split(separator: "\n").first { $0.hasPrefix("    -H \"Authorization") }
-        #expect(long?.hasSuffix("…") == true && long?.count == 39, "\(cut.text)")
+        // A narrow pane wraps a long line so that the rows, selected and pasted, are the same command.
+        for cols in [40, 50] {
+            let narrow = TerminalSize(cols: cols, rows: 30)
+            let pane = Fixtures.render(
+                Fixtures.uploading, size: narrow, state: UIState(size: narrow, selected: 5, pane: .detail))
+            let rows = pane.text.split(separator: "\n", omittingEmptySubsequences: false).map {
+                String($0).trimmingSuffix()
+            }
+            let start = try #require(rows.firstIndex { $0.hasPrefix("  curl ") }, "\(pane.text)")
+            let end = try #require(rows[start...].firstIndex { !$0.hasSuffix("\\") }, "\(pane.text)")
+            let shown = Array(rows[start...end])
+            #expect(!shown.contains { $0.contains("…") }, "\(pane.text)")
+            #expect(shown.allSatisfy { $0.count < cols }, "\(pane.text)")
+            #expect(
+                try ShellWords.of(shown.joined(separator: "\n"))
+                    == ShellWords.of(Fixtures.uploading.files[5].curlCommand))
+        }
+    }
+
+    @Test("words longer than a row are cut where the shell joins them again: in single and double quotes and bare")
+    func wrapLongWords() throws {
+        let command =
+            "curl --fail-with-body -F 'file=@\"/home/ana/Pictures/semi;colon,type=x.bin\";type=image/jpeg;filename=\"it'\\''s.bin\"' "
+            + "-H \"Authorization: Bearer $UPLOADER_TOKEN\" http://127.0.0.1:8080/datasets/pet-42/images/very/long/path"
+        #expect(try ShellWords.of(command).count == 6)
+        for width in [12, 20, 33, 50] {
+            let rows = CommandLines.wrap(CommandLines.split(command), width: width, margin: 2)
+            #expect(rows.allSatisfy { $0.count <= width }, "\(width): \(rows)")
+            #expect(try ShellWords.of(rows.joined(separator: "\n")) == ShellWords.of(command), "\(width): \(rows)")
+        }
+    }
+}
+
+/// The words `sh` makes of a command line (the first, `curl`, replaced by a printer), `$UPLOADER_TOKEN` unset.
+enum ShellWords {
+    static func of(_ command: String) throws -> [String] {
+        let script = "printf '%s\\0' " + command.drop { $0 == " " }.drop { $0 != " " }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        process.environment = [:]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\0").map(String.init)
     }
 }
 

@@ -204,6 +204,18 @@ struct ScreenRendererTests {
         #expect(uncapped.text.contains("total speed cap down / up (now none)"))
     }
 
+    @Test("under a cap no row shows more than the cap: a half-second reading above it is the bucket's burst")
+    func rowRateWithinCap() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        // The dog row measured 1.1 MiB/s over its last half second, under a 1 MiB/s cap for all transfers.
+        let capped = Fixtures.snapshot(
+            Fixtures.uploading.files, rate: 1_048_576, eta: .seconds(9), bandwidthLimit: 1 << 20)
+        let row = Fixtures.render(capped, size: size).line(Layout(size: size).listTop + 2)
+        #expect(row.contains("dog on the beach") && row.contains("1.0 MiB/s"), "\(row)")
+        let uncapped = Fixtures.render(Fixtures.uploading, size: size).line(Layout(size: size).listTop + 2)
+        #expect(uncapped.contains("1.1 MiB/s"), "\(uncapped)")
+    }
+
     @Test("a paused row says paused")
     func pausedRow() {
         let size = TerminalSize(cols: 100, rows: 30)

@@ -44,11 +44,17 @@
 int cn_setlocale_is_utf8(void);
 
 /// Starts curses on stdin/stdout with newterm, reads not blocking (see cn_wait). Returns -1 when the
-/// terminal cannot be used, else a bit set: 1 = colours are active.
-int cn_start(int want_color);
+/// terminal cannot be used, else a bit set: 1 = colours are active. SIGTSTP and SIGCONT (when not ignored) only
+/// write to `wake_fd` from then on; the curses thread acts on them in cn_job_control.
+int cn_start(int want_color, int wake_fd);
 
 /// Restores the terminal (endwin) and frees the screen. Safe to call once after cn_start.
 void cn_stop(void);
+
+/// On the curses thread after each wait: after a Ctrl-Z, gives the terminal back and stops the process; after
+/// any resume, takes the terminal again at its current size. Returns 1 when the screen resumed, so the caller
+/// redraws all of it (possibly at a new size), else 0.
+int cn_job_control(void);
 
 /// Leaves curses mode from any thread just before the process exits (a second Ctrl-C); nothing is freed.
 void cn_restore_for_exit(void);

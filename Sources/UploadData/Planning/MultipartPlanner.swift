@@ -44,10 +44,12 @@ public struct MultipartPlanner: RequestPlanner {
 
     public func curlCommand(for item: UploadItem) -> String {
         var args = ["curl", "--fail-with-body"]
-        args += fields.map { "-F " + ShellQuote.quote("\($0.name)=\($0.value)") }
+        // Taken as they are, like the request's fields: `-F` would read `;type=` in a value, or a file after `@`.
+        args += fields.map { "--form-string " + ShellQuote.quote("\($0.name)=\($0.value)") }
         let safeName = item.relativePath.replacingOccurrences(of: "\"", with: "%22")
-        args.append(
-            "-F " + ShellQuote.quote("\(fileField)=@\(item.path);type=\(item.contentType);filename=\"\(safeName)\""))
+        let part =
+            "\(fileField)=@\(ShellQuote.formWord(item.path));type=\(item.contentType);filename=\(ShellQuote.formWord(safeName))"
+        args.append("-F " + ShellQuote.quote(part))
         args += ShellQuote.headerArguments(requestHeaders([item]), hasToken: token != nil)
         args.append(ShellQuote.quote(Redactor.url(url)))
         return args.joined(separator: " ")

@@ -10,6 +10,12 @@ enum ShellQuote {
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
+    /// `text` as one word of curl's `-F` syntax: in double quotes, `"` and `\` escaped by a backslash, so a `;` or
+    /// `,` in a path or name is not read as the start of `;type=` or of another file.
+    static func formWord(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
     /// The `-H` arguments of a request, secrets replaced by environment variables or a placeholder.
     static func headerArguments(_ headers: [HTTPHeader], hasToken: Bool) -> [String] {
         var args = headers.map { header in

@@ -15,6 +15,9 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     private var snapshot: UploadSnapshot?
     private var dirty = true
     private var noticeShown: Duration?
+    /// Screen time minus run time, at the freshest snapshot of a busy batch; see `readingTime(of:)`.
+    private var runClockOffset: Duration?
+    private var lastReadingTime: Duration?
 
     init(
         controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool,
@@ -109,7 +112,11 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             case nil: break
             }
             if exitWhenDone || ui.quitWhenIdle, snapshot.isIdle { return finish() }
-            if case .resize = event { flusher.invalidate() }
+            if case .resize = event {
+                // Also at an unchanged size: a resume reports one after the shell wrote over the screen.
+                flusher.invalidate()
+                dirty = true
+            }
             flushIfDue(force: false)
             if Task.isCancelled { break }
         }
@@ -133,8 +140,29 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         self.snapshot = nil
         let fresh = await controller.snapshot()
         self.snapshot = fresh
-        ui.rates.record(bytesSent: fresh.progress.bytesSent, at: clock.now)
+        ui.rates.record(bytesSent: fresh.progress.bytesSent, at: readingTime(of: fresh))
         return fresh
+    }
+
+    /// When the run took `snapshot`, on its own clock. A screen stopped with Ctrl-Z (or starved of CPU) reads a run
+    /// process's snapshots late and then in a burst: stamped with the screen's clock, the bytes of the whole stop
+    /// landed in one second of the graph (1000 KiB/s under a 512K cap that the wire kept). An idle batch's clock
+    /// stands still, so its time goes on with the screen's, from the freshest busy snapshot seen.
+    private mutating func readingTime(of snapshot: UploadSnapshot) -> Duration {
+        let now = clock.now
+        var time: Duration
+        if snapshot.isIdle, let offset = runClockOffset {
+            time = now - offset
+        } else {
+            time = snapshot.elapsed
+            // The least delay seen is the freshest reading: late snapshots of a backlog must not move it.
+            if !snapshot.isIdle || runClockOffset == nil {
+                runClockOffset = min(runClockOffset ?? now - time, now - time)
+            }
+        }
+        time = max(time, lastReadingTime ?? time)
+        lastReadingTime = time
+        return time
     }
 
     private static func outcome(_ snapshot: UploadSnapshot) -> TUIOutcome {

@@ -40,6 +40,98 @@ enum CommandLines {
         return lines
     }
 
+    /// `lines` (from `split`) fitted to `width` columns so that a selection of the rows still pastes as the same
+    /// command: a long line breaks between words with ` \`, and a word longer than a row breaks with a backslash
+    /// at the row's end (closing and reopening a single quote around it), its rest starting the next row at column
+    /// 0, as the shell joins them back into one word. A comment continues as another comment. Rows start with
+    /// `margin` blanks, but for the rest of a cut word.
+    static func wrap(_ lines: [String], width: Int, margin: Int = 0) -> [String] {
+        let indent = String(repeating: " ", count: margin)
+        let width = width - margin
+        guard width >= 8 else { return lines.map { indent + $0 } }
+        var rows: [String] = []
+        var pieces: Set<Int> = []
+        for line in lines {
+            guard DisplayWidth.of(line) > width else {
+                rows.append(line)
+                continue
+            }
+            if line.hasPrefix("#") {
+                var row = ""
+                for character in line {
+                    if DisplayWidth.of(row) + DisplayWidth.of(character) > width {
+                        rows.append(row)
+                        row = "# "
+                    }
+                    row.append(character)
+                }
+                rows.append(row)
+                continue
+            }
+            let lead = line.hasPrefix("  ") ? "  " : ""
+            var words = words(of: line)
+            let continued = words.last == "\\"
+            if continued { words.removeLast() }
+            var row = ""
+            for word in words {
+                let candidate = row.isEmpty ? lead + word : row + " " + word
+                if DisplayWidth.of(candidate) + 2 <= width {
+                    row = candidate
+                    continue
+                }
+                if !row.isEmpty { rows.append(row + " \\") }
+                row = lead + word
+                if DisplayWidth.of(row) + 2 <= width { continue }
+                // A word too long for a row of its own is cut; its pieces carry on at column 0.
+                var cuts = cut(word, first: width - lead.count - 2, rest: width + margin - 2)
+                row = lead + cuts.removeFirst()
+                for piece in cuts {
+                    rows.append(row)
+                    pieces.insert(rows.count)
+                    row = piece
+                }
+            }
+            rows.append(row + (continued ? " \\" : ""))
+        }
+        return rows.enumerated().map { pieces.contains($0.offset) ? $0.element : indent + $0.element }
+    }
+
+    /// `word` in pieces of at most `first`, then `rest` columns, each but the last ending in a backslash that the
+    /// shell removes with the line break; inside single quotes the quote closes before it and reopens after.
+    static func cut(_ word: String, first: Int, rest: Int) -> [String] {
+        var pieces: [String] = []
+        var current = ""
+        var quote: Character?
+        var escaped = false
+        for character in word {
+            let limit = pieces.isEmpty ? first : rest
+            // Never between a backslash and what it escapes.
+            if !escaped, DisplayWidth.of(current) + DisplayWidth.of(character) + (quote == "'" ? 2 : 1) > limit,
+                !current.isEmpty
+            {
+                if quote == "'" {
+                    pieces.append(current + "'\\")
+                    current = "'"
+                } else {
+                    pieces.append(current + "\\")
+                    current = ""
+                }
+            }
+            current.append(character)
+            if escaped {
+                escaped = false
+            } else if character == "\\", quote != "'" {
+                escaped = true
+            } else if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            }
+        }
+        pieces.append(current)
+        return pieces
+    }
+
     /// Splits at blanks outside quotes, keeping the quotes (and backslash escapes) in the words.
     static func words(of command: String) -> [String] {
         var words: [String] = []

@@ -70,7 +70,9 @@ extension ScreenRenderer {
         guard state.scrollTop < end else { return }
         for position in state.scrollTop..<end {
             let y = layout.listTop + position - state.scrollTop
-            renderRow(&frame, files[visible[position]], y: y, columns: columns, selected: position == state.selected)
+            renderRow(
+                &frame, files[visible[position]], y: y, columns: columns, selected: position == state.selected,
+                cap: snapshot.bandwidthLimit)
         }
         if state.scrollTop > 0 {
             frame.put(scrollMark(up: true), x: cols - 1, y: layout.listTop, style: style(dim: true))
@@ -117,7 +119,9 @@ extension ScreenRenderer {
         }
     }
 
-    private func renderRow(_ frame: inout Frame, _ file: FileSnapshot, y: Int, columns: Columns, selected: Bool) {
+    private func renderRow(
+        _ frame: inout Frame, _ file: FileSnapshot, y: Int, columns: Columns, selected: Bool, cap: Int64?
+    ) {
         let (label, color, dim) = phaseLabel(file)
         var x = 0
         frame.put(selected ? glyphs.pointer + " " : "  ", x: x, y: y, style: style(.cyan, bold: true))
@@ -159,9 +163,12 @@ extension ScreenRenderer {
             frame.put(pad(label, columns.phase), x: x, y: y, style: style(color, bold: !dim, dim: dim))
             x += columns.phase + 2
             if columns.rate > 0 {
+                // A row's rate spans its last half second, which may hold the bucket's burst and a whole read:
+                // more than the cap all transfers share (4.9 MiB/s under 4.0) is noise, not what the file moves.
+                let measured = cap.map { min(file.bytesPerSecond, Double($0)) } ?? file.bytesPerSecond
                 let rate =
                     (file.phase == .uploading || file.phase == .willStart) && !file.isPaused
-                    ? Formatting.rate(file.bytesPerSecond, dash: "") : ""
+                    ? Formatting.rate(measured, dash: "") : ""
                 frame.put(pad(rate, columns.rate, right: true), x: x, y: y, style: style(dim: true))
             }
         }

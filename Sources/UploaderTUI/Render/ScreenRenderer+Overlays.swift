@@ -72,15 +72,17 @@ extension ScreenRenderer {
         let copyHint = truncate("y copies it " + glyphs.dash + " or select the lines", valueWidth)
         frame.put(copyHint, x: valueX, y: y, style: style(dim: true))
         y += 1
-        for line in CommandLines.split(command) {
+        let lines = CommandLines.split(command).map { glyphs.display($0) }
+        for line in CommandLines.wrap(lines, width: cols - 1, margin: 2) {
             guard y <= last else {
                 frame.put(glyphs.ellipsis, x: valueX, y: last, style: style(dim: true))
                 return
             }
             // No side borders on these rows: a mouse selection then holds only the command, and the terminal
-            // drops the trailing blanks, so each line ends in its `\`. Too long a line is cut, never wrapped.
+            // drops the trailing blanks, so each line ends in its `\`. Too long a line is wrapped the way the shell
+            // joins it back (a cut word goes on at column 0), never cut.
             frame.fill(" ", x: 0, y: y, count: cols)
-            frame.put(truncate(glyphs.display(line), cols - 3), x: 2, y: y, style: style())
+            frame.put(line, x: 0, y: y, style: style())
             y += 1
         }
     }

@@ -62,7 +62,7 @@ public final class CursesTerminal: Terminal {
                 try? "uploader-curses".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
                 // setlocale must precede newterm, or wide characters and line drawing come out garbled.
                 let utf8 = cn_setlocale_is_utf8() == 1
-                let status = cn_start(useColor ? 1 : 0)
+                let status = cn_start(useColor ? 1 : 0, wake.1)
                 guard status >= 0 else {
                     _ = Glibc.close(wake.0)
                     _ = Glibc.close(wake.1)
@@ -124,6 +124,8 @@ public final class CursesTerminal: Terminal {
             let left = nextTick - clock.now
             let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
             _ = cn_wait(wakeRead, Int32(clamping: max(0, milliseconds)))
+            // Back from Ctrl-Z or SIGSTOP: the shell wrote over the screen, and the size may have changed unseen.
+            if cn_job_control() == 1 { sink.yield(.resize(cols: Int(cn_cols()), rows: Int(cn_rows()))) }
             // Read even when cn_wait saw no input: a SIGWINCH that went to another thread shows only here.
             readPending()
             let now = clock.now

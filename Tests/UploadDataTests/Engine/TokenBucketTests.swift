@@ -95,3 +95,28 @@ struct TokenBucketTests {
         #expect(bucket.delay(now: 0) > 0)
     }
 }
+
+extension TokenBucketTests {
+    @Test("a process stopped for 4 s (Ctrl-Z) with readers in debt sends no more than the cap after it resumes")
+    func clockJumpsForward() {
+        let rate: Int64 = 512 << 10
+        var bucket = TokenBucket(rate: rate, now: 0)
+        var now: UInt64 = 0
+        // Four readers at the cap for 2 s, so the bucket is in debt when the clock jumps.
+        func readFor(_ span: UInt64) -> Int {
+            var sent = 0
+            let end = now + span
+            while now < end {
+                for _ in 0..<4 { sent += bucket.take(65_536, now: now) }
+                now += max(1, bucket.delay(now: now))
+            }
+            return sent
+        }
+        _ = readFor(2 * Self.second)
+        now += 4 * Self.second
+        // The second after the stop: the cap, plus at most the burst a tenth of a second holds and one read.
+        let sent = readFor(Self.second)
+        #expect(Double(sent) <= Double(rate) + bucket.burst + 65_536, "\(sent)")
+        #expect(bucket.burst <= Double(rate) / 10)
+    }
+}
