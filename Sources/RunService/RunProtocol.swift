@@ -160,11 +160,7 @@ public struct RunInfo: Codable, Sendable, Equatable {
         info.skipped = counts.skipped
         info.bytesSent = snapshot.progress.bytesSent
         // The batch's bytes, cancelled files' too: a stopped run reads "38 KiB of 293 KiB", not "of 38 KiB".
-        var cancelled: Int64 = 0
-        if counts.cancelled > 0 {
-            for file in snapshot.files where file.phase == .cancelled { cancelled += file.size }
-        }
-        info.bytesTotal = snapshot.progress.bytesTotal + cancelled
+        info.bytesTotal = snapshot.progress.bytesOfBatch
         info.bytesPerSecond = snapshot.isIdle ? 0 : snapshot.progress.bytesPerSecond
         if !snapshot.isIdle {
             info.state = snapshot.stopping == nil ? "running" : "stopping"

@@ -87,6 +87,7 @@ public struct WireProgress: Codable, Sendable, Equatable {
     public var etaLowMilliseconds: Int64?
     public var etaHighMilliseconds: Int64?
     public var bytesSaved: Int64
+    public var bytesCancelled: Int64?
 
     init(_ progress: BatchProgress) {
         let c = progress.counts
@@ -102,6 +103,7 @@ public struct WireProgress: Codable, Sendable, Equatable {
         etaLowMilliseconds = progress.etaRange?.low.milliseconds
         etaHighMilliseconds = progress.etaRange?.high.milliseconds
         bytesSaved = progress.bytesSaved
+        bytesCancelled = progress.bytesCancelled
     }
 
     var domain: BatchProgress {
@@ -117,12 +119,14 @@ public struct WireProgress: Codable, Sendable, Equatable {
         c.cancelled = counts["cancelled"] ?? 0
         c.skipped = counts["skipped"] ?? 0
         c.verified = counts["verified"] ?? 0
-        return BatchProgress(
+        var progress = BatchProgress(
             counts: c, bytesSent: bytesSent, bytesTotal: bytesTotal, bytesPerSecond: bytesPerSecond,
             eta: etaMilliseconds.map { .milliseconds($0) }, bytesSaved: bytesSaved,
             etaRange: etaLowMilliseconds.flatMap { low in
                 etaHighMilliseconds.map { EtaRange(low: .milliseconds(low), high: .milliseconds($0)) }
             })
+        progress.bytesCancelled = bytesCancelled ?? 0
+        return progress
     }
 }
 

@@ -191,7 +191,7 @@ public actor HeadlessReporter {
         let state = snapshot.toast == .modeling ? "server processing" : "uploading"
         output.standardError(
             "\(state): \(p.counts.done)/\(p.counts.total) files done, \(Format.bytes(p.bytesSent)) of "
-                + "\(Format.bytes(p.bytesTotal)) (\(percent)%)\(rate)\(eta)")
+                + "\(Format.bytes(p.bytesOfBatch)) (\(percent)%)\(rate)\(eta)")
     }
 
     /// The closing summary line (and NDJSON `summary`).

@@ -169,6 +169,10 @@ struct UploadSessionTests {
         second.reply(.success(TransferResponse(status: 201)))
         #expect(await awaitEvent(.done, file: 1, in: &events) != nil)
         first.reply(.success(TransferResponse(status: 201)))  // too late: the transfer was torn down
+        // The cancelled file stays in the batch's bytes: its bar is not full with one file of two done.
+        let stopped = await session.snapshot().progress
+        #expect(stopped.bytesOfBatch == 30 && stopped.bytesSent == 20)
+        #expect(stopped.fraction < 1)
         await session.handle(.retry(fileID: 0))
         let retried = try #require(await started.next())
         #expect(retried.request.files.map(\.id) == [0])

@@ -75,6 +75,8 @@ public struct BatchProgress: Sendable, Equatable {
     public var etaRange: EtaRange?
     /// Bytes preprocessing took off the prepared images (originals' sizes less the prepared files').
     public var bytesSaved: Int64
+    /// Bytes of the cancelled files: not to be sent, yet part of the batch, so a stopped batch's bar is not full.
+    public var bytesCancelled: Int64 = 0
 
     /// Creates progress figures.
     public init(
@@ -90,10 +92,13 @@ public struct BatchProgress: Sendable, Equatable {
         self.etaRange = etaRange
     }
 
-    /// bytesSent / bytesTotal, 0...1. With no bytes to send (cancelled and skipped files count none), complete only
-    /// when something was done or skipped: a batch cancelled whole did not complete.
+    /// The batch's bytes, the cancelled files' among them: what the bar and "X of Y" count against.
+    public var bytesOfBatch: Int64 { bytesTotal + bytesCancelled }
+
+    /// bytesSent / bytesOfBatch, 0...1. With no bytes at all (skipped files count none), complete only when something
+    /// was done or skipped: a batch cancelled whole did not complete.
     public var fraction: Double {
-        if bytesTotal > 0 { return min(1, Double(bytesSent) / Double(bytesTotal)) }
+        if bytesOfBatch > 0 { return min(1, Double(bytesSent) / Double(bytesOfBatch)) }
         return counts.pending == 0 && counts.done + counts.skipped > 0 ? 1 : 0
     }
 

@@ -6,6 +6,7 @@ struct SnapshotRows {
     private(set) var bytesSent: Int64 = 0
     private(set) var bytesTotal: Int64 = 0
     private(set) var bytesSaved: Int64 = 0
+    private(set) var bytesCancelled: Int64 = 0
 
     /// All rows anew.
     mutating func reset(_ fresh: [FileSnapshot]) {
@@ -25,6 +26,7 @@ struct SnapshotRows {
     private mutating func account(_ row: FileSnapshot, sign: Int64) {
         if sign > 0 { counts.add(row.phase) } else { counts.remove(row.phase) }
         if row.phase == .done, row.result?.verified != nil { counts.verified += Int(sign) }
+        if row.phase == .cancelled { bytesCancelled += sign * row.size }
         guard row.phase != .skipped, row.phase != .cancelled else { return }
         if let preparation = row.preparation { bytesSaved += sign * (preparation.originalSize - preparation.size) }
         bytesTotal += sign * row.size

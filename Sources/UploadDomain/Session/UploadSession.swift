@@ -691,9 +691,10 @@ public actor UploadSession {
         let (sent, total) = (rows.bytesSent, rows.bytesTotal)
         let (rate, eta, etaRange) = tracker.sample(
             at: now, bytesSent: sent, remaining: total - sent, files: rows.counts, cap: configuration.bandwidthLimit)
-        let progress = BatchProgress(
+        var progress = BatchProgress(
             counts: rows.counts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta,
             bytesSaved: rows.bytesSaved, etaRange: etaRange)
+        progress.bytesCancelled = rows.bytesCancelled
         return UploadSnapshot(
             files: rows.rows, progress: progress, toast: Toast(progress: progress),
             concurrency: configuration.concurrency, concurrencyIsAuto: configuration.autoConcurrency,

@@ -168,7 +168,7 @@ public struct ScreenRenderer: Sendable {
         let progress = snapshot.progress
         let percent = Formatting.percent(progress.fraction)
         let sent = Formatting.bytes(progress.bytesSent)
-        let total = Formatting.bytes(progress.bytesTotal)
+        let total = Formatting.bytes(progress.bytesOfBatch)
         let rate = Formatting.rate(progress.bytesPerSecond, dash: glyphs.dash)
         let time =
             progress.etaRange.map { Formatting.range($0, ascii: glyphs.asciiOnly) }
