@@ -34,9 +34,30 @@ struct UploadSessionStopTests {
         snapshot = await session.snapshot()
         #expect(snapshot.files.map(\.phase) == [.done, .failed, .cancelled, .cancelled])
         #expect(snapshot.isIdle)
-        // Retry commands start nothing after a stop.
+        // Once the stop is over, a retry takes the batch up again (the screen's r and R).
         await session.handle(.retryAllFailed)
-        #expect(await session.snapshot().files[1].phase == .failed)
+        let again = try #require(await started.next())
+        #expect(again.request.files.map(\.id) == [1])
+        #expect(await session.snapshot().stopping == nil)
+        again.reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().files.map(\.phase) == [.done, .done, .cancelled, .cancelled])
+    }
+
+    @Test("while a stop drains, retry commands start nothing")
+    func noRetryWhileDraining() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(
+            items: items([10, 20]), planner: EchoPlanner(), transport: transport, configuration: .init(concurrency: 1))
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        await session.handle(.stop)
+        await session.handle(.retry(fileID: 1))
+        #expect(await session.snapshot().files[1].phase == .cancelled)
+        first.reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().files.map(\.phase) == [.done, .cancelled])
     }
 
     @Test("when the grace period ends, the transfers still in flight are aborted")

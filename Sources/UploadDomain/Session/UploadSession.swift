@@ -228,10 +228,16 @@ public actor UploadSession {
             stopping = false
             resumeWaitersIfIdle()
         case .stop: stop()
-        case .retry(let id) where !draining: retry(id)
-        case .retryAllFailed where !draining:
-            for id in files.indices where files[id].machine.phase == .failed { retry(id) }
-        case .retry, .retryAllFailed: break
+        case .retry, .retryAllFailed:
+            // While a stop drains nothing starts; once it is over, a retry takes the batch up again.
+            guard !draining || isIdle else { return }
+            draining = false
+            graceEnds = nil
+            if case .retry(let id) = command {
+                retry(id)
+            } else {
+                for id in files.indices where files[id].machine.phase == .failed { retry(id) }
+            }
         case .togglePause(let id): togglePause(id)
         case .setConcurrency(let n), .tuneConcurrency(let n):
             if case .setConcurrency = command {
