@@ -89,13 +89,19 @@ struct RuleOptions: ParsableArguments {
     }
 
     /// Every rule `items` break (links and duplicates not counted), and warnings for names that disagree with bytes.
-    func check(_ rules: BatchRules, _ items: [UploadItem]) -> (violations: [BatchRules.Violation], warnings: [String]) {
+    /// Images the options prepare are seen as they will be sent: of their prepared type, their size checked once
+    /// prepared (a resize makes a photo fit `--max-size`).
+    func check(
+        _ rules: BatchRules, _ items: [UploadItem], imageOptions: ImageOptions
+    ) -> (violations: [BatchRules.Violation], warnings: [String]) {
         // Only --types compares the extension's type with the bytes'.
         let checksTypes = rules.types != nil
         let files = items.filter { $0.skipReason == nil }.map { item in
-            BatchRules.File(
-                name: item.relativePath, size: item.size, sniffedType: item.sniffedType,
-                extensionType: checksTypes ? MediaType.forExtension(of: item.relativePath) : nil)
+            let prepared = VipsImagePreparer.preparedType(of: item, options: imageOptions)
+            return BatchRules.File(
+                name: item.relativePath, size: item.size, sniffedType: prepared ?? item.sniffedType,
+                extensionType: checksTypes && prepared == nil ? MediaType.forExtension(of: item.relativePath) : nil,
+                preparedLater: prepared != nil)
         }
         let warnings = checksTypes ? BatchRules.mismatchedExtensions(files) : []
         return (rules.violations(of: files, formatBytes: Format.bytes), warnings)

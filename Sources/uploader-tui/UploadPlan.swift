@@ -293,7 +293,7 @@ extension UploadCommand {
         }
         // The rules see the batch that would be sent: links and repeated content left out.
         let (items, duplicateNotes) = rules.applyingDuplicates(to: scan.items)
-        let (violations, warnings) = rules.check(checked.batchRules, items)
+        let (violations, warnings) = rules.check(checked.batchRules, items, imageOptions: imageOptions)
         guard violations.isEmpty || dryRun else {
             journalOpening?.abandon()
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
@@ -332,7 +332,7 @@ extension UploadCommand {
                 failFast: failFast, tokenRefreshes: tokenSource == nil ? 0 : 2,
                 grace: .milliseconds(Int64(min(grace, 31_536_000) * 1000)), imageOptions: imageOptions,
                 bandwidthLimit: checked.bandwidthLimit,
-                verify: verify, autoConcurrency: width == nil),
+                verify: verify, autoConcurrency: width == nil, maxPreparedSize: checked.batchRules.maxSize),
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,

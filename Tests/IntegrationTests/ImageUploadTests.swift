@@ -177,6 +177,34 @@ struct ImageUploadTests {
         await server.stop()
     }
 
+    @Test("the rules see what is sent: a photo resized under --max-size passes, a PNG converted for --types jpeg too")
+    func rulesSeePreparedFiles() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("rules-prepared")
+        try image(folder.path + "/big.jpg", width: 3000, height: 2000, format: .jpeg)
+        try image(folder.path + "/flat.png", width: 300, height: 200, format: .png)
+        let url = server.url("/datasets/rules/images")
+        let fits = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", url, "--max-dimension", "200", "--convert", "jpeg", "--max-size", "200K",
+                "--types", "jpeg", "--no-tui", "--no-resume",
+            ])
+        #expect(fits.status == 0, "\(fits.standardError)")
+        #expect(FileManager.default.fileExists(atPath: server.stored("datasets/rules/flat.jpg")))
+        // Prepared, still too large: failed after preparing, not sent.
+        let tooLarge = try await ChildProcess.run(
+            binary,
+            [
+                folder.path + "/big.jpg", "--to", url, "--max-dimension", "2000", "--max-size", "10K", "--no-tui",
+                "--no-resume",
+            ])
+        #expect(tooLarge.status == 1, "\(tooLarge.standardError)")
+        #expect(tooLarge.standardError.contains("more than --max-size 10K allows; nothing sent"), "\(tooLarge)")
+        #expect(await server.server.statistics.filesStored == 2)
+        await server.stop()
+    }
+
     @Test("a camera's raw file (TIFF underneath) is sent as it is, said so, never as its first small image")
     func cameraRaw() async throws {
         let server = try await ServerFixture.start()

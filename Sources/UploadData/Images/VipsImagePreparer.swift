@@ -153,6 +153,12 @@ public final class VipsImagePreparer: ImagePreparing {
         return "\(count) format under --convert (a JPEG holds one frame; resizing and stripping still apply): \(listed)"
     }
 
+    /// The type `item` is sent as once prepared with `options`, or nil when the options leave it as it is.
+    public static func preparedType(of item: UploadItem, options: ImageOptions) -> String? {
+        guard !options.changesNothing, let type = imageType(of: item) else { return nil }
+        return ImageOutputFormat.forInput(type, options: options).contentType
+    }
+
     /// The type of an image the options can prepare. The scan's type, not the sniffed one: a camera's raw file is a
     /// TIFF underneath, whose first image libvips would read is a small preview, not the photo.
     static func imageType(of item: UploadItem) -> String? {

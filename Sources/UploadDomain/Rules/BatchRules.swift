@@ -10,13 +10,18 @@ public struct BatchRules: Sendable {
         public var sniffedType: String?
         /// The type its extension suggests, or nil.
         public var extensionType: String?
+        /// An image the options prepare: its size is known once prepared, and checked then (`--max-size`).
+        public var preparedLater: Bool
 
         /// Creates a file.
-        public init(name: String, size: Int64, sniffedType: String?, extensionType: String?) {
+        public init(
+            name: String, size: Int64, sniffedType: String?, extensionType: String?, preparedLater: Bool = false
+        ) {
             self.name = name
             self.size = size
             self.sniffedType = sniffedType
             self.extensionType = extensionType
+            self.preparedLater = preparedLater
         }
     }
 
@@ -50,29 +55,36 @@ public struct BatchRules: Sendable {
             let wrong = files.filter { file in file.sniffedType.map { !types.mimeTypes.contains($0) } ?? true }
             if !wrong.isEmpty {
                 let names = wrong.map { "\(Sanitizer.displayName($0.name)) (\($0.sniffedType ?? "unknown type"))" }
-                found.append(Violation(rule: types.option, problem: "\(are(wrong.count)) not of these types: \(list(names))"))
+                found.append(
+                    Violation(rule: types.option, problem: "\(are(wrong.count)) not of these types: \(list(names))"))
             }
         }
         if let minFiles, files.count < minFiles {
-            found.append(Violation(rule: "--min-files \(minFiles)", problem: "\(count(files.count)), at least \(minFiles) needed"))
+            found.append(
+                Violation(
+                    rule: "--min-files \(minFiles)", problem: "\(count(files.count)), at least \(minFiles) needed"))
         }
         if let maxFiles, files.count > maxFiles {
-            found.append(Violation(rule: "--max-files \(maxFiles)", problem: "\(count(files.count)), at most \(maxFiles) allowed"))
+            found.append(
+                Violation(
+                    rule: "--max-files \(maxFiles)", problem: "\(count(files.count)), at most \(maxFiles) allowed"))
         }
         if let maxSize {
-            let large = files.filter { $0.size > maxSize.bytes }
+            let large = files.filter { !$0.preparedLater && $0.size > maxSize.bytes }
             if !large.isEmpty {
                 let names = large.map { "\(Sanitizer.displayName($0.name)) (\(formatBytes($0.size)))" }
                 found.append(Violation(rule: maxSize.option, problem: "\(are(large.count)) larger: \(list(names))"))
             }
         }
         if let maxTotal {
+            // Prepared images count at their original size, the most they can send.
             let total = files.reduce(Int64(0)) { $0 + $1.size }
             if total > maxTotal.bytes {
                 found.append(
                     Violation(
                         rule: maxTotal.option,
-                        problem: "\(count(files.count)) make \(formatBytes(total)), at most \(formatBytes(maxTotal.bytes))"))
+                        problem:
+                            "\(count(files.count)) make \(formatBytes(total)), at most \(formatBytes(maxTotal.bytes))"))
             }
         }
         return found

@@ -22,15 +22,19 @@ public actor UploadSession {
         public var bandwidthLimit: Int64?
         /// Read back what the server stored for each file before calling it done (`--verify`).
         public var verify: Bool
+        /// The largest file the destination takes (`--max-size`) and the option as given: a prepared image, whose
+        /// size the rules could not check before, larger than this fails instead of being sent.
+        public var maxPreparedSize: (bytes: Int64, option: String)?
 
         /// Creates a configuration.
         public init(
             concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false,
             tokenRefreshes: Int = 0, grace: Duration = .seconds(10), imageOptions: ImageOptions = ImageOptions(),
             preparingWorkers: Int = 2, bandwidthLimit: Int64? = nil, verify: Bool = false,
-            autoConcurrency: Bool = false
+            autoConcurrency: Bool = false, maxPreparedSize: (bytes: Int64, option: String)? = nil
         ) {
             self.autoConcurrency = autoConcurrency
+            self.maxPreparedSize = maxPreparedSize
             self.verify = verify
             self.concurrency = concurrency
             self.retryPolicy = retryPolicy
@@ -339,6 +343,13 @@ public actor UploadSession {
             return
         }
         switch outcome {
+        case .success(let prepared?) where configuration.maxPreparedSize.map { prepared.size > $0.bytes } ?? false:
+            preparer?.discard(prepared)
+            let limit = configuration.maxPreparedSize?.option ?? ""
+            files[id].error = UploadError(
+                .imageTooLarge, file: files[id].item.relativePath,
+                cause: "prepared, it is \(prepared.size) bytes, more than \(limit) allows; nothing sent")
+            apply(files[id].machine.preparationFailed(), to: id)
         case .success(let prepared?):
             files[id].prepared = prepared
             files[id].preparation = Preparation(
