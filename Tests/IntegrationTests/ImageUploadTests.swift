@@ -217,6 +217,16 @@ struct ImageUploadTests {
         #expect(outcome.standardError.contains("1 image (adobe-dng) is sent as it is"), "\(outcome.standardError)")
         let stored = server.stored("files/raw/IMG_0001.dng")
         #expect(try sha256(ofFile: stored) == (try sha256(ofFile: folder.path + "/IMG_0001.dng")))
+        // Its metadata cannot be stripped here: asked to, it is not sent at all.
+        let stripped = try await ChildProcess.run(
+            binary,
+            [folder.path, "--put", server.url("/files/raw2/"), "--strip-metadata", "--no-tui", "--no-resume"])
+        #expect(stripped.status == 1, "\(stripped.standardError)")
+        #expect(
+            stripped.standardError.contains(
+                "IMG_0001.dng: cannot strip metadata from image/x-adobe-dng: the image options cannot write it again; "
+                    + "nothing sent"), "\(stripped.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: server.stored("files/raw2/IMG_0001.dng")))
         await server.stop()
     }
 

@@ -76,6 +76,9 @@ public enum MediaType {
 
     private static let exifTypes: Set<String> = [
         "image/jpeg", "image/png", "image/webp", "image/heic", "image/heif", "image/avif", "image/tiff",
+        "image/jxl", "image/x-adobe-dng", "image/x-canon-cr2", "image/x-canon-cr3", "image/x-nikon-nef",
+        "image/x-sony-arw", "image/x-olympus-orf", "image/x-panasonic-rw2", "image/x-pentax-pef",
+        "image/x-samsung-srw", "image/x-fuji-raf", "image/x-epson-erf", "image/vnd.adobe.photoshop",
     ]
 
     /// Magic bytes first, then the extension, then `application/octet-stream`. A ZIP or TIFF container whose

@@ -36,7 +36,15 @@ public final class VipsImagePreparer: ImagePreparing {
     public func prepare(
         _ item: UploadItem, options: ImageOptions, encoding: ImageEncoding = .smallest
     ) async throws(UploadError) -> PreparedImage? {
-        guard !options.changesNothing, let type = Self.imageType(of: item) else { return nil }
+        guard !options.changesNothing else { return nil }
+        guard let type = Self.imageType(of: item) else {
+            if Self.keepsMetadata(item, options: options) {
+                throw UploadError(
+                    .metadataNotStripped, file: item.relativePath,
+                    cause: "from \(item.contentType): the image options cannot write it again")
+            }
+            return nil
+        }
         return try await workers.result { [self] in
             Result { () throws(UploadError) in
                 let prepared = try prepareNow(item, type: type, options: options, encoding: encoding)
@@ -107,12 +115,21 @@ public final class VipsImagePreparer: ImagePreparing {
             ? item.relativePath : format.remoteName(for: item.relativePath)
     }
 
-    /// What the image options leave as they are because libvips here cannot read them (BMP, icons): "2 images
-    /// (bmp) are sent as they are: …", or nil when every image can be prepared.
+    /// An image the options cannot prepare that may carry metadata (a camera's raw file, a Photoshop file): under
+    /// `--strip-metadata` it is not sent, rather than sent with its location.
+    static func keepsMetadata(_ item: UploadItem, options: ImageOptions) -> Bool {
+        options.stripMetadata && item.contentType.hasPrefix("image/") && imageType(of: item) == nil
+            && (MediaType.mayCarryLocation(item.contentType)
+                || item.sniffedType.map(MediaType.mayCarryLocation) == true)
+    }
+
+    /// What the image options leave as they are because libvips here cannot read them (BMP, icons, raw files):
+    /// "2 images (bmp) are sent as they are: …", or nil when every image can be prepared. Those `--strip-metadata`
+    /// refuses fail instead, each with its line.
     public static func unpreparedNote(_ items: [UploadItem], options: ImageOptions) -> String? {
         guard !options.changesNothing else { return nil }
         var types: [String: Int] = [:]
-        for item in items where item.skipReason == nil {
+        for item in items where item.skipReason == nil && !keepsMetadata(item, options: options) {
             let type = item.contentType
             guard type.hasPrefix("image/"), imageType(of: item) == nil else { continue }
             types[String(type.dropFirst("image/".count)).replacingOccurrences(of: "x-", with: ""), default: 0] += 1
