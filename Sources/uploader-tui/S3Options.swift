@@ -45,7 +45,7 @@ struct S3Options: ParsableArguments {
         guard let credentials else {
             throw UsageError(
                 description: "no AWS credentials for \(url): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
-                    + "or a profile in ~/.aws/credentials (AWS_PROFILE)")
+                    + "or a profile in ~/.aws/credentials or ~/.aws/config (AWS_PROFILE)")
         }
         let region =
             self.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? config.region
