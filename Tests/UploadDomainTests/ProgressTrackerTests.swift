@@ -28,4 +28,23 @@ struct ProgressTrackerTests {
         #expect(now.rate == 11_000_000 / 5)
         #expect(now.eta == .zero)
     }
+
+    @Test("a server that takes 20 s per file: the time left counts the waves of files still to send, each waiting")
+    func serverProcessing() {
+        var tracker = ProgressTracker()
+        var files = PhaseCounts()
+        (files.queued, files.uploading, files.modeling) = (8, 2, 2)
+        var last: (rate: Double, eta: Duration?, range: EtaRange?) = (0, nil, nil)
+        for second in 0...5 {
+            last = tracker.sample(
+                at: .seconds(second), bytesSent: Int64(second) * 1_000_000, remaining: 10_000_000, files: files,
+                answerWait: .seconds(20), width: 4)
+        }
+        // Twelve files left, four at a time: three waves of 20 s, whatever the bytes say.
+        #expect(last.eta.map { $0 >= .seconds(60) } == true, "\(String(describing: last.eta))")
+        #expect(last.range.map { $0.low >= .seconds(60) } ?? true)
+        let quick = tracker.sample(
+            at: .seconds(6), bytesSent: 6_000_000, remaining: 10_000_000, files: files, width: 4)
+        #expect(quick.eta.map { $0 < .seconds(60) } == true)
+    }
 }

@@ -35,17 +35,26 @@ public struct ProgressTracker: Sendable {
 
     /// Adds a sample and returns, besides the rate and the smoothed ETA, the ETA as a range that counts the requests
     /// the files left will cost (`EtaEstimator`). Under a bandwidth `cap` (bytes/s) neither comes sooner than the
-    /// bytes left take at the cap.
+    /// bytes left take at the cap; with the server's `answerWait` known (its processing, from the last byte sent to
+    /// the answer), not sooner than the waves of `width` requests the files left need, each waiting that long.
     public mutating func sample(
-        at time: Duration, bytesSent: Int64, remaining: Int64, files: PhaseCounts, cap: Int64? = nil
+        at time: Duration, bytesSent: Int64, remaining: Int64, files: PhaseCounts, cap: Int64? = nil,
+        answerWait: Duration? = nil, width: Int = 1
     ) -> (rate: Double, eta: Duration?, range: EtaRange?) {
         let (rate, smoothed) = sample(at: time, bytesSent: bytesSent, remaining: remaining)
         var eta = smoothed
         var range = estimator.sample(
             at: time, bytesSent: bytesSent, filesFinished: files.done + files.failed, remainingBytes: remaining,
             remainingFiles: files.pending)
+        var floors: [Duration] = []
         if let cap, cap > 0 {
-            let floor = Duration.seconds(Int64((Double(max(0, remaining)) / Double(cap)).rounded(.up)))
+            floors.append(.seconds(Int64((Double(max(0, remaining)) / Double(cap)).rounded(.up))))
+        }
+        // Each file left waits that long once sent, `width` of them at a time (those waiting hold their slots).
+        if let answerWait, files.pending > 0 {
+            floors.append(answerWait * ((files.pending + max(1, width) - 1) / max(1, width)))
+        }
+        if let floor = floors.max() {
             eta = eta.map { max($0, floor) }
             range = range.map { EtaRange(low: max($0.low, floor), high: max($0.high, floor)) }
         }

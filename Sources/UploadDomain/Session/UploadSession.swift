@@ -102,6 +102,8 @@ public actor UploadSession {
         let offsets: [Int64]
         let payload: Int64
         var paused = false
+        /// When its last byte went out: the server's processing is timed from there.
+        var allSentAt: Duration?
     }
 
     public nonisolated let events = UploadEvents()
@@ -141,6 +143,8 @@ public actor UploadSession {
     /// The server could not be reached: one request at a time until one gets an answer, so an outage (a restart, a
     /// network gone) costs the waiting files nothing of their retries.
     private var probing = false
+    /// How long the server takes to answer once a request's last byte is out (its processing), smoothed.
+    private var answerWait: Duration?
     private let preparer: (any ImagePreparing)?
     /// Files waiting for a preparing worker, in order, and the files being prepared.
     private var prepareQueue: [Int] = []
@@ -463,6 +467,7 @@ public actor UploadSession {
 
     private func allSent(requestID: Int) {
         guard let request = running[requestID] else { return }
+        running[requestID]?.allSentAt = clock.now
         for id in request.fileIDs { apply(files[id].machine.allSent(), to: id) }
     }
 
@@ -485,6 +490,10 @@ public actor UploadSession {
         }
         // An answer of any kind: the server is there again.
         if case .success = outcome { probing = false }
+        if case .success(let response) = outcome, response.isSuccess, let sentAt = request.allSentAt {
+            let wait = clock.now - sentAt
+            answerWait = answerWait.map { $0 * 0.7 + wait * 0.3 } ?? wait
+        }
         switch outcome {
         case .success(let response) where response.isSuccess:
             let results = planner.results(for: ids.map { files[$0].sendItem }, response: response)
@@ -707,7 +716,8 @@ public actor UploadSession {
         }
         let (sent, total) = (rows.bytesSent, rows.bytesTotal)
         let (rate, eta, etaRange) = tracker.sample(
-            at: now, bytesSent: sent, remaining: total - sent, files: rows.counts, cap: configuration.bandwidthLimit)
+            at: now, bytesSent: sent, remaining: total - sent, files: rows.counts, cap: configuration.bandwidthLimit,
+            answerWait: answerWait, width: configuration.concurrency)
         var progress = BatchProgress(
             counts: rows.counts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta,
             bytesSaved: rows.bytesSaved, etaRange: etaRange)
