@@ -88,6 +88,7 @@ public struct WireProgress: Codable, Sendable, Equatable {
     public var etaHighMilliseconds: Int64?
     public var bytesSaved: Int64
     public var bytesCancelled: Int64?
+    public var bytesCarried: Int64?
 
     init(_ progress: BatchProgress) {
         let c = progress.counts
@@ -104,6 +105,7 @@ public struct WireProgress: Codable, Sendable, Equatable {
         etaHighMilliseconds = progress.etaRange?.high.milliseconds
         bytesSaved = progress.bytesSaved
         bytesCancelled = progress.bytesCancelled
+        bytesCarried = progress.bytesCarried > 0 ? progress.bytesCarried : nil
     }
 
     var domain: BatchProgress {
@@ -126,6 +128,7 @@ public struct WireProgress: Codable, Sendable, Equatable {
                 etaHighMilliseconds.map { EtaRange(low: .milliseconds(low), high: .milliseconds($0)) }
             })
         progress.bytesCancelled = bytesCancelled ?? 0
+        progress.bytesCarried = bytesCarried ?? 0
         return progress
     }
 }

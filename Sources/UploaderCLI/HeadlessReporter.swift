@@ -206,14 +206,18 @@ public actor HeadlessReporter {
         // allocation.
         var doneBytes: Int64 = 0
         for file in snapshot.files where file.phase == .done { doneBytes += file.size }
-        let rate = seconds > 0 ? Double(doneBytes) / seconds : 0
+        // Bytes an earlier run sent count as done, not as sent in this run's seconds.
+        let carried = min(doneBytes, p.bytesCarried)
+        let rate = seconds > 0 ? Double(doneBytes - carried) / seconds : 0
+        let earlier = carried > 0 ? ", \(Format.bytes(carried)) of it sent by an earlier run" : ""
         let saved = p.bytesSaved > 0 ? ", \(Format.bytes(p.bytesSaved)) saved by preparing" : ""
         let verified = c.verified > 0 ? " (\(c.verified) verified)" : ""
         let files = c.total == 1 ? "1 file" : "\(c.total) files"
         if let journalError { output.standardError("uploader-tui: warning: \(journalError)") }
         output.standardError(
             "\(files): \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
-                + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate)))\(saved)"
+                + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate))\(earlier))"
+                + saved
         )
         defer { flush() }
         guard json else { return }
@@ -227,6 +231,7 @@ public actor HeadlessReporter {
         if c.verified > 0 { line.add("verified", c.verified) }
         line.add("bytes", doneBytes)
         line.add("bytes_saved", p.bytesSaved)
+        if carried > 0 { line.add("bytes_carried", carried) }
         line.add("seconds", seconds)
         line.add("bytes_per_second", rate)
         if let limit = snapshot.bandwidthLimit { line.add("bwlimit", limit) }

@@ -198,6 +198,10 @@ struct S3UploadTests {
         }
         let second = try await ChildProcess.run(binary, arguments + options, environment: MotoFixture.environment)
         #expect(second.status == 0, "\(second.standardError)")
+        // The parts the killed run sent count as done, apart from this run's bytes and rate.
+        let summary = try #require(try ndjson(second.standardOutput).last)
+        let carried = summary["bytes_carried"] as? Int ?? 0
+        #expect(rerun == .same ? carried >= 2 * (5 << 20) : carried == 0, "\(summary)")
         // Continued, the killed upload is completed; aborted, it is gone: either way none is left open.
         #expect(try await moto.tool("uploads", "resume") == "[]")
         #expect(try await moto.tool("sha256", "resume", "long.bin") == (try sha256(ofFile: path)))

@@ -98,7 +98,7 @@ struct MultipartUpload {
         let earlier = finished.filter { (1...count).contains($0.key) }
         // Bytes of parts sent by an earlier run count as sent.
         let carried = earlier.keys.reduce(Int64(0)) { sum, number in sum + ranges[number - 1].length }
-        if carried > 0 { TransferProbe(partOf: probe).report(sent: carried, total: carried) }
+        if carried > 0 { probe.carry(carried) }
         var extraSlots = 0
         defer { for _ in 0..<extraSlots { slots.release() } }
         return try await withThrowingTaskGroup(of: (Int, FinishedPart).self) { group in

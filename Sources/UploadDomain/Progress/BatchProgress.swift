@@ -77,6 +77,9 @@ public struct BatchProgress: Sendable, Equatable {
     public var bytesSaved: Int64
     /// Bytes of the cancelled files: not to be sent, yet part of the batch, so a stopped batch's bar is not full.
     public var bytesCancelled: Int64 = 0
+    /// Bytes earlier runs sent of the files this one finished (S3 uploads continued from their parts): counted in
+    /// `bytesSent`, not in the rate.
+    public var bytesCarried: Int64 = 0
 
     /// Creates progress figures.
     public init(

@@ -7,6 +7,7 @@ public final class TransferProbe: Sendable {
     private let sentBytes = Atomic<Int64>(0)
     private let totalBytes = Atomic<Int64>(0)
     private let allSentFlag = Atomic<Bool>(false)
+    private let carriedBytes = Atomic<Int64>(0)
     private let onAllSent: @Sendable () -> Void
     private let parent: TransferProbe?
 
@@ -32,6 +33,16 @@ public final class TransferProbe: Sendable {
             markAllSent()
         }
     }
+
+    /// Counts `bytes` an earlier run sent (the finished parts of a multipart upload it continues) as sent, and apart:
+    /// the bar shows them, the rate does not.
+    public func carry(_ bytes: Int64) {
+        carriedBytes.add(bytes, ordering: .relaxed)
+        add(bytes)
+    }
+
+    /// Bytes of `carry`.
+    public var carried: Int64 { carriedBytes.load(ordering: .relaxed) }
 
     /// Sets the size of an upload made of parts, before they start.
     public func expect(total: Int64) {

@@ -60,6 +60,8 @@ public actor UploadSession {
         /// Bytes the last attempt had sent when last sampled: what a failed file shows, so neither its row nor the
         /// batch's count goes back when it fails.
         var lastSent: Int64 = 0
+        /// Bytes of the file an earlier run sent (an S3 upload continued from its finished parts).
+        var carried: Int64 = 0
         var result: UploadResult?
         var error: UploadError?
         var refreshes = 0
@@ -145,6 +147,8 @@ public actor UploadSession {
     private var probing = false
     /// How long the server takes to answer once a request's last byte is out (its processing), smoothed.
     private var answerWait: Duration?
+    /// Bytes earlier runs sent, counted as sent (`TransferProbe.carry`): the rate leaves them out.
+    private var bytesCarried: Int64 = 0
     private let preparer: (any ImagePreparing)?
     /// Files waiting for a preparing worker, in order, and the files being prepared.
     private var prepareQueue: [Int] = []
@@ -716,12 +720,13 @@ public actor UploadSession {
         }
         let (sent, total) = (rows.bytesSent, rows.bytesTotal)
         let (rate, eta, etaRange) = tracker.sample(
-            at: now, bytesSent: sent, remaining: total - sent, files: rows.counts, cap: configuration.bandwidthLimit,
+            at: now, bytesSent: sent - bytesCarried, remaining: total - sent, files: rows.counts, cap: configuration.bandwidthLimit,
             answerWait: answerWait, width: configuration.concurrency)
         var progress = BatchProgress(
             counts: rows.counts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta,
             bytesSaved: rows.bytesSaved, etaRange: etaRange)
         progress.bytesCancelled = rows.bytesCancelled
+        progress.bytesCarried = bytesCarried
         return UploadSnapshot(
             files: rows.rows, progress: progress, toast: Toast(progress: progress),
             concurrency: configuration.concurrency, concurrencyIsAuto: configuration.autoConcurrency,
@@ -747,6 +752,10 @@ public actor UploadSession {
             {
                 paused = request.paused
                 let probe = request.probe
+                if request.fileIDs.count == 1, probe.carried != file.carried {
+                    bytesCarried += probe.carried - file.carried
+                    files[id].carried = probe.carried
+                }
                 // The request carries framing too; scale its counters to the files' payload.
                 let payloadSent =
                     probe.total > 0 ? Int64(Double(probe.sent) / Double(probe.total) * Double(request.payload)) : 0
