@@ -17,12 +17,30 @@ enum CommandLineSecrets {
         }
     }
 
+    /// `text` with every secret of the command line replaced by `REDACTED`: for messages that quote an argument (a
+    /// usage error names the option it could not parse).
+    static func redacted(_ text: String) -> String {
+        let arguments = CommandLine.arguments
+        var result = text
+        for index in arguments.indices.dropFirst() {
+            let bytes = Array(arguments[index].utf8)
+            for range in secretRanges(arguments[index], after: arguments[index - 1]) {
+                let secret = String(decoding: bytes[range], as: UTF8.self)
+                if !secret.isEmpty { result = result.replacingOccurrences(of: secret, with: "REDACTED") }
+            }
+        }
+        return result
+    }
+
     /// The byte ranges of `argument` that are secrets, given the argument before it.
     static func secretRanges(_ argument: String, after previous: String) -> [Range<Int>] {
         let bytes = Array(argument.utf8)
         if previous == "--token" { return [0..<bytes.count] }
         if argument.hasPrefix("--token=") { return ["--token=".utf8.count..<bytes.count] }
         if previous == "-H" { return headerValue(bytes) }
+        if argument.hasPrefix("-H"), bytes.count > 2 {
+            return headerValue(Array(bytes.dropFirst(2))).map { ($0.lowerBound + 2)..<($0.upperBound + 2) }
+        }
         guard argument.contains("://") else { return [] }
         return Redactor.secrets(in: argument).flatMap { occurrences(of: Array($0.utf8), in: bytes) }
     }

@@ -27,7 +27,9 @@ struct S3Options: ParsableArguments {
         } catch {
             throw UsageError(description: "--to: \(error)")
         }
-        let config = AWSConfigFile(environment: environment, home: NSHomeDirectory())
+        // As the aws CLI: $HOME, not the passwd entry (sudo, containers and CI set HOME elsewhere).
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let config = AWSConfigFile(environment: environment, home: home)
         // As the aws CLI: the option, else the environment, else the profile's config.
         let endpoint: (url: String, source: String)? =
             endpointURL.map { ($0, "--endpoint-url") }
@@ -38,7 +40,7 @@ struct S3Options: ParsableArguments {
         if let endpoint { _ = try UploadCommand.validate(url: endpoint.url, option: endpoint.source) }
         let credentials: AWSCredentials?
         do {
-            credentials = try AWSCredentials.resolve(environment: environment, home: NSHomeDirectory())
+            credentials = try AWSCredentials.resolve(environment: environment, home: home)
         } catch {
             throw UsageError(description: "AWS credentials: \(error)")
         }

@@ -326,7 +326,7 @@ extension UploadCommand {
                 ].compactMap { $0 },
             destinationKind: destination,
             resultsTarget: resultsTarget, log: log,
-            source: paths.joined(separator: " "), destination: Redactor.url(target),
+            source: paths.joined(separator: " "), destination: Self.shown(target, destination),
             configuration: UploadSession.Configuration(
                 concurrency: width ?? ConcurrencyTuner.initialWidth, retryPolicy: RetryPolicy(maxRetries: retries),
                 failFast: failFast, tokenRefreshes: tokenSource == nil ? 0 : 2,
@@ -342,6 +342,18 @@ extension UploadCommand {
     /// Plain output instead of a screen: asked for, or stdout is no terminal, or CI says so.
     func isHeadless(environment: [String: String]) -> Bool {
         noTUI || json || quiet || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
+    }
+
+    /// The destination as the screen, the log and `history` show it: an S3 URL with the endpoint it goes to when that
+    /// is not AWS, so runs to staging and production read apart.
+    static func shown(_ target: String, _ destination: UploadPlan.Destination) -> String {
+        if case .planner(let planner as S3Planner) = destination, var custom = planner.endpoint.endpointURL,
+            !custom.isEmpty
+        {
+            while custom.hasSuffix("/") { custom.removeLast() }
+            return Redactor.url(target) + " at " + Redactor.url(custom)
+        }
+        return Redactor.url(target)
     }
 
     /// S3 with the upload's sizes, each checked before anything is sent.

@@ -174,7 +174,8 @@ struct UploaderCommand: AsyncParsableCommand {
             print(fullMessage(for: error))
             ProcessExit.now(0)
         }
-        FileHandle.standardError.write(Data("uploader-tui: \(message(for: error))\n".utf8))
+        let said = CommandLineSecrets.redacted(message(for: error))
+        FileHandle.standardError.write(Data("uploader-tui: \(said)\n".utf8))
         ProcessExit.now(ExitStatus.usage.rawValue)
     }
 }

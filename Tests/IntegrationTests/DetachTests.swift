@@ -280,6 +280,18 @@ struct DetachTests {
         await server.stop()
     }
 
+    @Test("a usage error that quotes an argument quotes no secret of it")
+    func usageErrorHidesSecrets() async throws {
+        let folder = try TestFolder("usage-secret")
+        try folder.write("a.bin", size: 10, seed: 1)
+        let outcome = try await ChildProcess.run(
+            ChildProcess.uploaderBinary,
+            [folder.path, "--put", "http://127.0.0.1:9/x/", "-HAuthorization:s3cr3t-attached", "--no-tui"])
+        #expect(outcome.status == 2)
+        #expect(outcome.standardError.contains("-HAuthorization:REDACTED"), "\(outcome.standardError)")
+        #expect(!outcome.standardError.contains("s3cr3t"), "\(outcome.standardError)")
+    }
+
     @Test("a headless run hides the secrets of its own command line, as curl hides -u's password")
     func ownCommandLineHidden() async throws {
         let server = try await ServerFixture.start()

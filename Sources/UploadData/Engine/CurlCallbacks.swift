@@ -10,9 +10,9 @@ enum CurlCallbacks {
     static let progress: curl_xferinfo_callback = { clientp, _, _, ultotal, ulnow in
         guard let clientp else { return 0 }
         let transfer = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
-        let sent = transfer.delivered(written: Int64(ulnow), total: Int64(ultotal))
-        transfer.probe.report(sent: sent, total: Int64(ultotal))
-        return transfer.checkStall(sent: sent, written: Int64(ulnow), total: Int64(ultotal)) ? 1 : 0
+        let delivered = transfer.delivered(written: Int64(ulnow), total: Int64(ultotal))
+        transfer.probe.report(sent: transfer.shown(delivered), total: Int64(ultotal))
+        return transfer.checkStall(sent: delivered, written: Int64(ulnow), total: Int64(ultotal)) ? 1 : 0
     }
 
     static let write: curl_write_callback = { buffer, size, count, userdata in

@@ -35,6 +35,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var socketHint: Int32 = -1
     /// The peer has acknowledged the whole body (or the kernel cannot say): the written count is the sent one.
     private var bodyAcknowledged = false
+    /// The most the bar has shown of this attempt.
+    private var shownSent: Int64 = 0
     private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The files streamed into the body, in the request's order (one for a PUT, one per multipart file part).
     private(set) var fileBodies: [FileBody] = []
@@ -402,6 +404,13 @@ final class CurlTransfer: @unchecked Sendable {
         let queued = ccurl_unacknowledged_bytes(ports.local, ports.remote, &socketHint)
         bodyAcknowledged = queued <= 0
         return queued > 0 ? max(0, written - Int64(queued)) : written
+    }
+
+    /// What the bar shows of `delivered`: never less than it showed, so the unacknowledged tail subtracted once the
+    /// body is written holds it short of 100% rather than taking it back (a rewind for a retry starts anew).
+    func shown(_ delivered: Int64) -> Int64 {
+        shownSent = delivered < shownSent && !bodyAcknowledged && delivered > 0 ? shownSent : delivered
+        return shownSent
     }
 
     /// Whether the transfer went over a connection that multiplexes (HTTP/2 or later).

@@ -86,7 +86,8 @@ public struct S3Planner: RequestPlanner {
     /// The destination with its custom endpoint: the same bucket and key on another server (MinIO for staging, AWS
     /// for production) is another place, whose rerun must not skip what only the first holds.
     public func journalDestination(of item: UploadItem) -> String {
-        guard let custom = endpoint.endpointURL, !custom.isEmpty else { return destination(of: item) }
+        guard var custom = endpoint.endpointURL, !custom.isEmpty else { return destination(of: item) }
+        while custom.hasSuffix("/") { custom.removeLast() }
         return destination(of: item) + " at " + Redactor.journalURL(custom)
     }
 

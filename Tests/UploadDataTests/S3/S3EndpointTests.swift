@@ -88,6 +88,7 @@ struct S3EndpointTests {
         #expect(aws == "s3://bkt/pets/cat.jpg")
         #expect(Set([aws, staging, other]).count == 3)
         #expect(staging.hasPrefix("s3://bkt/pets/cat.jpg at http://127.0.0.1:9000"))
+        #expect(try planner("http://127.0.0.1:9000/").journalDestination(of: item) == staging)
         let secret = try planner("https://u:hunter2@minio.example/").journalDestination(of: item)
         #expect(!secret.contains("hunter2"), "\(secret)")
     }
