@@ -106,8 +106,11 @@ struct ReplacedFileTests {
         let failed = try events(outcome.standardOutput, "failed")
         #expect(failed.map { $0["file"] as? String } == ["b2.jpg"], "\(failed)")
         #expect((failed.first?["error"] as? String)?.contains("size 9000 became 4000 since the scan") == true)
-        let done = try events(outcome.standardOutput, "done").compactMap { $0["file"] as? String }
+        let doneEvents = try events(outcome.standardOutput, "done")
+        let done = doneEvents.compactMap { $0["file"] as? String }
         #expect(Set(done) == ["a1.jpg", "a2.jpg", "a3.jpg", "b1.jpg", "b3.jpg"])
+        // The request that never left is not an attempt of theirs.
+        #expect(doneEvents.allSatisfy { $0["attempt"] as? Int == 1 }, "\(doneEvents)")
         for name in ["b1.jpg", "b3.jpg"] {
             #expect(FileManager.default.fileExists(atPath: server.stored("datasets/swap/" + name)))
         }

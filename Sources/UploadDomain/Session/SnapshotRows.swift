@@ -28,7 +28,10 @@ struct SnapshotRows {
         if row.phase == .done, row.result?.verified != nil { counts.verified += Int(sign) }
         if row.phase == .cancelled { bytesCancelled += sign * row.size }
         guard row.phase != .skipped, row.phase != .cancelled else { return }
-        if let preparation = row.preparation { bytesSaved += sign * (preparation.originalSize - preparation.size) }
+        // Saved by what was sent: a prepared file that then failed saved nothing.
+        if let preparation = row.preparation, row.phase != .failed {
+            bytesSaved += sign * (preparation.originalSize - preparation.size)
+        }
         bytesTotal += sign * row.size
         // A failed file's bytes are on its row but not in the batch's sent: a bar at 100% would read as done.
         if row.phase != .failed { bytesSent += sign * row.sent }

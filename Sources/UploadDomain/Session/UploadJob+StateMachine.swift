@@ -153,6 +153,14 @@ public struct UploadJob: Sendable {
             }
         }
 
+        /// The request never left (a batch-mate could not be read): back in line, the attempt not counted.
+        public mutating func unstarted() -> Action {
+            guard case .willStart = state else { return interrupted() }
+            attempt -= 1
+            state = .queued
+            return .enqueue
+        }
+
         /// A backoff delay elapsed.
         public mutating func backoffElapsed() -> Action {
             guard case .waitingToRetry = state else { return .none }

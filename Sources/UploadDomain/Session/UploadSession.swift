@@ -535,9 +535,12 @@ public actor UploadSession {
             // One file of a batch that cannot be read fails alone: its batch-mates go back in line.
             let culprit = ids.count > 1 && error.concernsFileAlone ? ids.first { files[$0].names(error.file) } : nil
             for id in ids {
-                if cancelled || (culprit != nil && id != culprit) {
-                    files[id].error = cancelled ? error.forFile(files[id].item.relativePath) : nil
+                if cancelled {
+                    files[id].error = error.forFile(files[id].item.relativePath)
                     apply(files[id].machine.interrupted(), to: id)
+                } else if culprit != nil, id != culprit {
+                    files[id].error = nil
+                    apply(files[id].machine.unstarted(), to: id)
                 } else {
                     finishFailed(id, error: error.forFile(files[id].item.relativePath))
                 }
