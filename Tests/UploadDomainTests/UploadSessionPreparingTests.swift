@@ -32,7 +32,9 @@ struct UploadSessionPreparingTests {
 
         first.reply(.success(InMemoryPreparer.prepared(first.item, size: 1_000)))
         let prepared = try #require(await awaitEvent(.prepared, file: 0, in: &events))
-        #expect(prepared.file.preparation == Preparation(originalSize: 4_000, size: 1_000, width: 1600, height: 1200, remoteName: "f0.jpg"))
+        #expect(
+            prepared.file.preparation
+                == Preparation(originalSize: 4_000, size: 1_000, width: 1600, height: 1200, remoteName: "f0.jpg"))
         // The details' curl command sends what the request sent: the prepared copy.
         #expect(prepared.file.curlCommand.hasPrefix("curl mem://f0.jpg  # the prepared copy"))
         let request = try #require(await requests.next())

@@ -13,7 +13,8 @@ enum S3XML {
 
     /// The error an S3 response means, with S3's own code and message as the excerpt.
     static func error(_ response: TransferResponse, file: String?, during step: String? = nil) -> UploadError? {
-        let embedded = response.isSuccess && response.body.contains("<Error>")  // CompleteMultipartUpload can fail with 200
+        // CompleteMultipartUpload can fail with 200.
+        let embedded = response.isSuccess && response.body.contains("<Error>")
         guard !response.isSuccess || embedded else { return nil }
         let status = embedded ? 500 : response.status
         var error = UploadError(

@@ -723,7 +723,8 @@ public actor UploadSession {
         }
         let (sent, total) = (rows.bytesSent, rows.bytesTotal)
         let (rate, eta, etaRange) = tracker.sample(
-            at: now, bytesSent: sent - bytesCarried, remaining: total - sent, files: rows.counts, cap: configuration.bandwidthLimit,
+            at: now, bytesSent: sent - bytesCarried, remaining: total - sent, files: rows.counts,
+            cap: configuration.bandwidthLimit,
             answerWait: answerWait, width: configuration.concurrency)
         var progress = BatchProgress(
             counts: rows.counts, bytesSent: sent, bytesTotal: total, bytesPerSecond: rate, eta: eta,
