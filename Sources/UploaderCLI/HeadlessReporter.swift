@@ -115,9 +115,14 @@ public actor HeadlessReporter {
             let mediaID = file.result?.mediaID.map { " mediaID=" + Sanitizer.displayName($0) } ?? ""
             let status = file.httpStatus.map { " HTTP \($0)" } ?? ""
             let verified = file.result?.verified == nil ? "" : " verified"
+            let resent =
+                file.result.map {
+                    $0.partsResent == 1
+                        ? ", 1 part sent again" : $0.partsResent > 1 ? ", \($0.partsResent) parts sent again" : ""
+                } ?? ""
             output.standardError(
-                "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size)))\(status)\(location)\(mediaID)"
-                    + verified)
+                "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size))\(resent))\(status)\(location)"
+                    + mediaID + verified)
         case .failed:
             // The cause may quote the server's words: escaped like a name before it reaches the terminal.
             let error = file.error.map { Sanitizer.displayName($0.forFile(file.name).description) } ?? "\(name): failed"
@@ -267,6 +272,7 @@ public actor HeadlessReporter {
         line.add("location", file.result?.location)
         // Only with --verify, once the stored copy matched: the digest both sides agree on.
         if let verified = file.result?.verified { line.add("verified", verified) }
+        if let resent = file.result?.partsResent, resent > 0 { line.add("parts_resent", resent) }
         line.add("error", file.error.map { $0.forFile(file.name).description })
         if let reason = file.skipReason { line.add("reason", reason) }
         if let preparation = file.preparation {

@@ -61,6 +61,7 @@ public struct RunLog: Sendable {
             if let status = file.httpStatus { metadata["http"] = "\(status)" }
             if let location = file.result?.location { metadata["location"] = "\(Redactor.url(location))" }
             if let verified = file.result?.verified { metadata["verified"] = "\(verified)" }
+            if let resent = file.result?.partsResent, resent > 0 { metadata["parts_resent"] = "\(resent)" }
             logger.info("done, \(file.size) bytes", metadata: metadata)
         case .retrying:
             logger.warning("retrying: \(file.error?.summary ?? "error")", metadata: metadata)

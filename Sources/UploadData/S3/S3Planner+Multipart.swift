@@ -159,6 +159,7 @@ struct MultipartUpload {
                     throw error
                 }
                 partProbe.report(sent: 0, total: length)
+                probe.partResent()
                 try await Task.sleep(for: delay)
                 attempt += 1
             }

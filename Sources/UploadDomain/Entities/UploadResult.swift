@@ -13,6 +13,8 @@ public struct UploadResult: Sendable, Equatable {
     /// With `--verify`: the digest the server's stored copy was found to have, equal to the bytes sent
     /// (`sha256:…`, `md5:…`, `crc32:…`, or an S3 multipart `crc32-parts:…` or `etag:…-N`); nil when not verified.
     public var verified: String?
+    /// Parts of an S3 multipart upload sent again on their own after a failure another attempt cured.
+    public var partsResent = 0
 
     /// Creates a result.
     public init(httpStatus: Int, body: String, isJSON: Bool, location: String? = nil, mediaID: String? = nil) {

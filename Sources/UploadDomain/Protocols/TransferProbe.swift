@@ -8,6 +8,7 @@ public final class TransferProbe: Sendable {
     private let totalBytes = Atomic<Int64>(0)
     private let allSentFlag = Atomic<Bool>(false)
     private let carriedBytes = Atomic<Int64>(0)
+    private let resentParts = Atomic<Int>(0)
     private let onAllSent: @Sendable () -> Void
     private let parent: TransferProbe?
 
@@ -43,6 +44,12 @@ public final class TransferProbe: Sendable {
 
     /// Bytes of `carry`.
     public var carried: Int64 { carriedBytes.load(ordering: .relaxed) }
+
+    /// Notes a part sent again on its own (S3 multipart), for the file's result.
+    public func partResent() { resentParts.add(1, ordering: .relaxed) }
+
+    /// Parts of `partResent`.
+    public var partsResent: Int { resentParts.load(ordering: .relaxed) }
 
     /// Sets the size of an upload made of parts, before they start.
     public func expect(total: Int64) {

@@ -504,6 +504,7 @@ public actor UploadSession {
             var unverifiable = false
             for (index, id) in ids.enumerated() {
                 files[id].result = index < results.count ? results[index] : nil
+                files[id].result?.partsResent = request.probe.partsResent
                 if index < response.contentHashes.count {
                     files[id].result?.contentHash = response.contentHashes[index]
                 }

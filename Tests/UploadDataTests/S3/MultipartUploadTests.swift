@@ -61,6 +61,7 @@ struct MultipartUploadTests {
     /// `retries` times.
     func attempt(
         endpoint: String = "https://127.0.0.1:9", earlier: [UnfinishedUpload] = [], retries: Int = 0,
+        probe: TransferProbe = TransferProbe(),
         answer: @escaping @Sendable (TransferRequest) -> TransferResponse = { _ in accepted }
     ) async throws -> (requests: [TransferRequest], checkpoints: RecordedCheckpoints, failure: (any Error)?) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("multipart-\(UUID().uuidString)")
@@ -83,8 +84,7 @@ struct MultipartUploadTests {
         let transport = ScriptedTransport(answer)
         var failure: (any Error)?
         do {
-            _ = try await planner.upload(
-                [item], via: transport, probe: TransferProbe(), slots: TransferSlots(capacity: 1))
+            _ = try await planner.upload([item], via: transport, probe: probe, slots: TransferSlots(capacity: 1))
         } catch {
             failure = error
         }
@@ -195,7 +195,8 @@ struct MultipartUploadTests {
     @Test("a part refused with 503 SlowDown is sent again on its own, within the same upload")
     func partRetried() async throws {
         let refusals = Mutex(1)
-        let (requests, checkpoints, failure) = try await attempt(retries: 2) { request in
+        let probe = TransferProbe()
+        let (requests, checkpoints, failure) = try await attempt(retries: 2, probe: probe) { request in
             guard Self.isPart(request, 2),
                 refusals.withLock({ left in
                     defer { left -= 1 }; return left > 0
@@ -207,6 +208,7 @@ struct MultipartUploadTests {
         }
         #expect(failure == nil)
         #expect(requests.filter { Self.isPart($0, 2) }.count == 2)
+        #expect(probe.partsResent == 1)
         #expect(requests.map(\.method) == [.post, .put, .put, .put, .put, .post])
         #expect(!requests.contains { $0.method == .delete })
         #expect(checkpoints.ended.withLock { $0 } == ["up"])
