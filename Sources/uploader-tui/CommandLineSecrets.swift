@@ -26,7 +26,8 @@ enum CommandLineSecrets {
             let bytes = Array(arguments[index].utf8)
             for range in secretRanges(arguments[index], after: arguments[index - 1]) {
                 let secret = String(decoding: bytes[range], as: UTF8.self)
-                if !secret.isEmpty { result = result.replacingOccurrences(of: secret, with: "REDACTED") }
+                // A secret of a few letters would take them out of every word of the message.
+                if secret.count >= 4 { result = result.replacingOccurrences(of: secret, with: "REDACTED") }
             }
         }
         return result
