@@ -128,7 +128,8 @@ public actor HeadlessReporter {
             let error = file.error.map { Sanitizer.displayName($0.forFile(file.name).description) } ?? "\(name): failed"
             output.standardError("[\(finished)/\(total)] failed    \(error)")
         case .cancelled:
-            output.standardError("[\(finished)/\(total)] cancelled \(name)")
+            let kept = file.error?.cause.map { " (" + Sanitizer.displayName($0) + ")" } ?? ""
+            output.standardError("[\(finished)/\(total)] cancelled \(name)\(kept)")
         case .skipped:
             let reason = Sanitizer.displayName(file.skipReason ?? "already uploaded")
             output.standardError("[\(finished)/\(total)] skipped   \(name) (\(reason))")

@@ -79,7 +79,10 @@ struct MultipartUpload {
             throw error  // the caller starts a new upload
         } catch {
             // An interrupted upload is kept in the journal for the next run to continue.
-            if planner.checkpoints != nil, Self.isInterruption(error) { throw error }
+            if planner.checkpoints != nil, Self.isInterruption(error) {
+                probe.keepForNextRun()
+                throw error
+            }
             // Forgotten only once aborted: one the abort missed is aborted by the next run instead of left billed.
             if await abort(uploadID) { planner.checkpoints?.uploadEnded(uploadID) }
             throw error

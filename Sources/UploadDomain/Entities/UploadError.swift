@@ -137,7 +137,7 @@ extension UploadError: CustomStringConvertible {
         case .fileUnreadable: return "cannot read file" + (cause.map { ": \($0)" } ?? "")
         case .fileChanged: return "file changed while uploading" + (cause.map { ": \($0)" } ?? "")
         case .unauthorized: return "\(status ?? "HTTP 401") unauthorized (check --token or UPLOADER_TOKEN)"
-        case .cancelled: return "cancelled"
+        case .cancelled: return "cancelled" + (cause.map { " (\($0))" } ?? "")
         case .timedOut: return (status.map { "\($0) request timeout" } ?? "timed out") + (cause.map { ": \($0)" } ?? "")
         case .imageUnreadable: return "cannot decode image" + (cause.map { ": \($0)" } ?? "")
         case .imageTooLarge: return "image too large" + (cause.map { ": \($0)" } ?? "")

@@ -9,6 +9,7 @@ public final class TransferProbe: Sendable {
     private let allSentFlag = Atomic<Bool>(false)
     private let carriedBytes = Atomic<Int64>(0)
     private let resentParts = Atomic<Int>(0)
+    private let keptFlag = Atomic<Bool>(false)
     private let onAllSent: @Sendable () -> Void
     private let parent: TransferProbe?
 
@@ -50,6 +51,12 @@ public final class TransferProbe: Sendable {
 
     /// Parts of `partResent`.
     public var partsResent: Int { resentParts.load(ordering: .relaxed) }
+
+    /// Notes that the interrupted upload is kept for the next run to continue (S3 multipart).
+    public func keepForNextRun() { keptFlag.store(true, ordering: .relaxed) }
+
+    /// Whether `keepForNextRun` was called.
+    public var keptForNextRun: Bool { keptFlag.load(ordering: .relaxed) }
 
     /// Sets the size of an upload made of parts, before they start.
     public func expect(total: Int64) {

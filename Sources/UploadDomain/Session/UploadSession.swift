@@ -538,6 +538,9 @@ public actor UploadSession {
             for id in ids {
                 if cancelled {
                     files[id].error = error.forFile(files[id].item.relativePath)
+                    if request.probe.keptForNextRun {
+                        files[id].error?.cause = "its multipart upload is kept for the next run to continue"
+                    }
                     apply(files[id].machine.interrupted(), to: id)
                 } else if culprit != nil, id != culprit {
                     files[id].error = nil
