@@ -9,8 +9,8 @@ import UploaderTUI
 ///
 /// The run process is this executable again (`/proc/self/exe`, spawned: no `fork` in a threaded process) with the
 /// hidden `_serve-run ID` command, in a session of its own so the terminal's hang-up never reaches it; its standard
-/// error goes to the run's log beside its socket. The arguments as typed, and a token given with `--token`, travel
-/// in its environment (readable by this user alone), never on its command line.
+/// error goes to the run's log beside its socket. The arguments as typed, a `--token` among them, travel in its
+/// environment (readable by this user alone), never on its command line.
 struct RunLauncher {
     /// The arguments as typed: the run process parses them again, profiles included, and checks and scans.
     let arguments: [String]
@@ -83,32 +83,6 @@ struct RunLauncher {
         close(readyDescriptor)
     }
 
-    /// The arguments for the run process: `--token` and its value left out (the environment carries it).
-    static func runArguments(_ typed: [String]) -> (arguments: [String], token: String?) {
-        var arguments: [String] = []
-        var token: String?
-        var index = 0
-        while index < typed.count {
-            let argument = typed[index]
-            if argument == "--" {
-                arguments += typed[index...]
-                break
-            }
-            if argument == "--token", index + 1 < typed.count {
-                token = typed[index + 1]
-                index += 2
-                continue
-            }
-            if argument.hasPrefix("--token=") {
-                token = String(argument.dropFirst("--token=".count))
-            } else {
-                arguments.append(argument)
-            }
-            index += 1
-        }
-        return (arguments, token)
-    }
-
     private func spawn(id: String, directory: RunDirectory) throws -> (pid_t, Int32) {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
@@ -117,7 +91,6 @@ struct RunLauncher {
         // Neither end may leak into another child; the run process gets the write end as descriptor 3 (dup2 clears
         // the flag there).
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let (arguments, token) = Self.runArguments(arguments)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -136,7 +109,6 @@ struct RunLauncher {
         posix_spawnattr_setflags(&attributes, SpawnSignals.reset(&attributes) | crs_spawn_setsid_flag())
 
         var environment = ProcessInfo.processInfo.environment
-        if let token { environment["UPLOADER_TOKEN"] = token }
         let encoded = try? JSONSerialization.data(withJSONObject: arguments)
         environment[ServeRunCommand.argumentsVariable] = encoded.map { String(decoding: $0, as: UTF8.self) }
         let words: [String] = [CommandLine.arguments.first ?? "uploader-tui", "_serve-run", id]
