@@ -347,10 +347,7 @@ extension UploadCommand {
     /// The destination as the screen, the log and `history` show it: an S3 URL with the endpoint it goes to when that
     /// is not AWS, so runs to staging and production read apart.
     static func shown(_ target: String, _ destination: UploadPlan.Destination) -> String {
-        if case .planner(let planner as S3Planner) = destination, var custom = planner.endpoint.endpointURL,
-            !custom.isEmpty
-        {
-            while custom.hasSuffix("/") { custom.removeLast() }
+        if case .planner(let planner as S3Planner) = destination, let custom = planner.endpoint.customURL {
             return Redactor.url(target) + " at " + Redactor.url(custom)
         }
         return Redactor.url(target)

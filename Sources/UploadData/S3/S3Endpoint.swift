@@ -36,6 +36,13 @@ public struct S3Endpoint: Sendable {
         }
     }
 
+    /// The custom endpoint without trailing slashes, one spelling per server; nil for AWS.
+    public var customURL: String? {
+        guard var url = endpointURL, !url.isEmpty else { return nil }
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+
     /// Whether requests go over HTTPS.
     public var usesTLS: Bool { scheme == "https" }
 

@@ -86,8 +86,7 @@ public struct S3Planner: RequestPlanner {
     /// The destination with its custom endpoint: the same bucket and key on another server (MinIO for staging, AWS
     /// for production) is another place, whose rerun must not skip what only the first holds.
     public func journalDestination(of item: UploadItem) -> String {
-        guard var custom = endpoint.endpointURL, !custom.isEmpty else { return destination(of: item) }
-        while custom.hasSuffix("/") { custom.removeLast() }
+        guard let custom = endpoint.customURL else { return destination(of: item) }
         return destination(of: item) + " at " + Redactor.journalURL(custom)
     }
 
