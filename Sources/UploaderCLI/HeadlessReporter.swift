@@ -115,11 +115,8 @@ public actor HeadlessReporter {
             let mediaID = file.result?.mediaID.map { " mediaID=" + Sanitizer.displayName($0) } ?? ""
             let status = file.httpStatus.map { " HTTP \($0)" } ?? ""
             let verified = file.result?.verified == nil ? "" : " verified"
-            let resent =
-                file.result.map {
-                    $0.partsResent == 1
-                        ? ", 1 part sent again" : $0.partsResent > 1 ? ", \($0.partsResent) parts sent again" : ""
-                } ?? ""
+            let parts = file.result?.partsResent ?? 0
+            let resent = parts == 0 ? "" : parts == 1 ? ", 1 part sent again" : ", \(parts) parts sent again"
             output.standardError(
                 "[\(finished)/\(total)] done      \(name) (\(Format.bytes(file.size))\(resent))\(status)\(location)"
                     + mediaID + verified)
