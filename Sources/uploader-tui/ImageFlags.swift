@@ -18,10 +18,11 @@ struct ImageFlags: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Encoder quality for prepared (resized, converted or stripped) images, 1-100.", valueName: "q"))
+            "Encoder quality for re-encoded (resized, converted, or stripped non-JPEG) images, 1-100.", valueName: "q"))
     var quality = 80
 
-    @Flag(help: "Remove EXIF, GPS, XMP and IPTC metadata from images (the colour profile is kept as sRGB).")
+    @Flag(
+        help: "Remove EXIF, GPS, XMP and IPTC metadata from images (a JPEG's pixels are copied, not re-encoded).")
     var stripMetadata = false
 
     @Option(

@@ -24,6 +24,13 @@ extension VipsImagePreparer {
         }
         let fits = options.maxDimension.map { max(header.width, header.height) <= $0 } ?? true
         if fits, options.convert == nil, !options.stripMetadata { return nil }
+        if fits, options.convert == nil, type == "image/jpeg" {
+            switch try stripLosslessly(item, width: header.width, height: header.height) {
+            case .copied(let prepared): return prepared
+            case .unchanged: return nil
+            case .notJPEG: break
+            }
+        }
 
         // Stripping drops the colour profile with the rest (libvips 8.14 has no way to keep it): the pixels are
         // converted to sRGB first, which is how an image without a profile is shown.
@@ -74,6 +81,61 @@ extension VipsImagePreparer {
         return try write(image, of: item, type: type, format: format, options: options, encoding: .fastest)
     }
 
+    /// What stripping a JPEG without decoding it gave.
+    private enum LosslessStrip {
+        /// A copy without the metadata, the pixels untouched.
+        case copied(PreparedImage)
+        /// Nothing to strip: the original is sent.
+        case unchanged
+        /// Not a JPEG read there: libvips re-encodes it, or says why it cannot.
+        case notJPEG
+    }
+
+    /// `item`, a JPEG, stripped of its metadata by `JPEGMetadataStripper`.
+    private func stripLosslessly(_ item: UploadItem, width: Int, height: Int) throws(UploadError) -> LosslessStrip {
+        let path = try folder.newFile(extension: "jpg", for: item.relativePath)
+        let source = open(item.path, O_RDONLY | O_CLOEXEC)
+        guard source >= 0 else {
+            throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
+        }
+        defer { close(source) }
+        let destination = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard destination >= 0 else {
+            let cause = "in \((path as NSString).deletingLastPathComponent): \(String(cString: strerror(errno)))"
+            throw UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: cause)
+        }
+        let outcome: JPEGMetadataStripper.Outcome
+        do {
+            defer { close(destination) }
+            outcome = try JPEGMetadataStripper.strip(from: source, to: destination)
+        } catch {
+            unlink(path)
+            switch error {
+            case .notJPEG: return .notJPEG
+            case .read(let number):
+                throw UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(number)))
+            case .write(let number):
+                let cause = "in \((path as NSString).deletingLastPathComponent): \(String(cString: strerror(number)))"
+                throw UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: cause)
+            }
+        }
+        do {
+            try ScannedFile.check(item)
+        } catch {
+            unlink(path)
+            throw error
+        }
+        guard outcome.changed else {
+            unlink(path)
+            return .unchanged
+        }
+        let sideways = (5...8).contains(outcome.orientation)
+        return .copied(
+            try describe(
+                path, of: item, format: .jpeg, type: "image/jpeg", width: sideways ? height : width,
+                height: sideways ? width : height))
+    }
+
     /// Saves `image` into a new file of the folder and describes it; on failure no file is left.
     private func write(
         _ image: VipsImage, of item: UploadItem, type: String, format: ImageOutputFormat, options: ImageOptions,
@@ -95,6 +157,13 @@ extension VipsImagePreparer {
             unlink(path)
             throw error
         }
+        return try describe(path, of: item, format: format, type: type, width: image.width, height: image.pageHeight)
+    }
+
+    /// The prepared file at `path`, of `width`×`height` pixels; on failure it is removed.
+    private func describe(
+        _ path: String, of item: UploadItem, format: ImageOutputFormat, type: String, width: Int, height: Int
+    ) throws(UploadError) -> PreparedImage {
         var status = stat()
         guard stat(path, &status) == 0 else {
             let cause = String(cString: strerror(errno))
@@ -104,8 +173,8 @@ extension VipsImagePreparer {
         let sameFormat = ImageOutputFormat.same(as: type) == format
         return PreparedImage(
             path: path, remoteName: sameFormat ? item.relativePath : format.remoteName(for: item.relativePath),
-            contentType: format.contentType, size: Int64(status.st_size), width: image.width,
-            height: image.pageHeight, modified: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
+            contentType: format.contentType, size: Int64(status.st_size), width: width, height: height,
+            modified: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
     }
 
     /// The error for a libvips failure on `item` (while writing `output`, if given), from its error buffer.

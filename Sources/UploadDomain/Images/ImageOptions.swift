@@ -28,7 +28,7 @@ public struct ImageOptions: Sendable, Equatable {
     public var convert: Format?
     /// Encoder quality, 1–100 (seed 002's 0.8 is 80).
     public var quality: Int
-    /// Remove EXIF, GPS, XMP and IPTC (the colour profile is kept as sRGB).
+    /// Remove EXIF, GPS, XMP, IPTC and comments.
     public var stripMetadata: Bool
     /// Images declaring more pixels than this are refused before decoding.
     public var maxPixels: Int64
@@ -55,7 +55,7 @@ public struct ImageOptions: Sendable, Equatable {
         var parts: [String] = []
         if let maxDimension { parts.append("max-dimension=\(maxDimension)") }
         if let convert { parts.append("convert=\(convert.rawValue)") }
-        // Every option re-encodes (stripping too), so the quality changes the bytes whatever else is asked.
+        // Every option but stripping a JPEG re-encodes, so the quality changes the bytes whatever else is asked.
         parts.append("quality=\(quality)")
         if stripMetadata { parts.append("strip-metadata") }
         return parts.joined(separator: ",")
