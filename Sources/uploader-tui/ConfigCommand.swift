@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import UploadDomain
 import UploaderCLI
 
 /// `uploader-tui config show|path`: the profiles file and what it sets.
@@ -52,10 +53,12 @@ struct ConfigShowCommand: ParsableCommand {
         }
         let builtIn = Self.builtInDefaults()
         let given = Dictionary(uniqueKeysWithValues: effective.settings.map { ($0.key.name, $0) })
+        let fromEnvironment = Self.environmentDefaults(environment)
         let rows = ProfileKey.all.map { key -> (key: String, value: String, source: String) in
             if let setting = given[key.name] {
                 return (key.name, setting.shownValue, setting.origin.description)
             }
+            if let found = fromEnvironment[key.name] { return (key.name, found.value, found.source) }
             let value = key.kind == .flag ? "false" : builtIn[key.spelling] ?? ""
             return (key.name, value, EffectiveSettings.Origin.builtIn.description)
         }
@@ -80,6 +83,20 @@ struct ConfigShowCommand: ParsableCommand {
             print(Self.pad(row.key, keyWidth) + "  " + Self.pad(value, valueWidth) + "  " + row.source)
         }
         return .success
+    }
+
+    /// What a run takes from the environment (and the aws CLI's config) for a setting no flag or profile gives.
+    private static func environmentDefaults(_ environment: [String: String]) -> [String: (
+        value: String, source: String
+    )] {
+        var found: [String: (value: String, source: String)] = [:]
+        if environment["UPLOADER_TOKEN"].map({ !$0.isEmpty }) == true { found["token"] = ("****", "$UPLOADER_TOKEN") }
+        let s3 = S3Defaults(environment: environment)
+        if let endpoint = s3.endpoint {
+            found["endpoint_url"] = (Sanitizer.displayName(Redactor.url(endpoint.value)), endpoint.source)
+        }
+        found["region"] = s3.region.map { (Sanitizer.displayName($0.value), $0.source) } ?? ("us-east-1", "built-in")
+        return found
     }
 
     private static func pad(_ text: String, _ width: Int) -> String {

@@ -27,17 +27,10 @@ struct S3Options: ParsableArguments {
         } catch {
             throw UsageError(description: "--to: \(error)")
         }
-        // As the aws CLI: $HOME, not the passwd entry (sudo, containers and CI set HOME elsewhere).
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        let config = AWSConfigFile(environment: environment, home: home)
-        // As the aws CLI: the option, else the environment, else the profile's config.
-        let endpoint: (url: String, source: String)? =
-            endpointURL.map { ($0, "--endpoint-url") }
-            ?? ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"].lazy.compactMap { name in
-                environment[name].flatMap { $0.isEmpty ? nil : ($0, name) }
-            }.first
-            ?? config.endpointURL.map { ($0, "endpoint_url in \(config.path)") }
-        if let endpoint { _ = try UploadCommand.validate(url: endpoint.url, option: endpoint.source) }
+        let defaults = S3Defaults(environment: environment)
+        let endpoint = endpointURL.map { (value: $0, source: "--endpoint-url") } ?? defaults.endpoint
+        if let endpoint { _ = try UploadCommand.validate(url: endpoint.value, option: endpoint.source) }
+        let home = defaults.home
         let credentials: AWSCredentials?
         do {
             credentials = try AWSCredentials.resolve(environment: environment, home: home)
@@ -49,12 +42,49 @@ struct S3Options: ParsableArguments {
                 description: "no AWS credentials for \(url): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
                     + "or a profile in ~/.aws/credentials or ~/.aws/config (AWS_PROFILE)")
         }
-        let region =
-            self.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? config.region
-            ?? "us-east-1"
+        let region = self.region ?? defaults.region?.value ?? "us-east-1"
         return S3Planner(
-            location: location, endpoint: S3Endpoint(endpointURL: endpoint?.url, region: region, pathStyle: pathStyle),
+            location: location,
+            endpoint: S3Endpoint(endpointURL: endpoint?.value, region: region, pathStyle: pathStyle),
             signer: SigV4Signer(credentials: credentials, region: region), multipartThreshold: multipartThreshold,
             partSize: partSize, partConcurrency: partConcurrency)
+    }
+}
+
+/// Where an S3 endpoint and region come from when no option names them, as with the aws CLI: the environment, else
+/// the profile's settings in `~/.aws/config`. Each with its source, for messages and `config show`.
+struct S3Defaults {
+    /// `$HOME`, not the passwd entry, as the aws CLI (sudo, containers and CI set HOME elsewhere).
+    let home: String
+    let environment: [String: String]
+    let config: AWSConfigFile
+
+    init(environment: [String: String]) {
+        self.environment = environment
+        home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        config = AWSConfigFile(environment: environment, home: home)
+    }
+
+    /// `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`, else the profile's `endpoint_url`.
+    var endpoint: (value: String, source: String)? {
+        fromEnvironment("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+            ?? config.endpointURL.map { ($0, "endpoint_url in \(shownConfigPath)") }
+    }
+
+    /// `AWS_REGION`, `AWS_DEFAULT_REGION`, else the profile's `region`.
+    var region: (value: String, source: String)? {
+        fromEnvironment("AWS_REGION", "AWS_DEFAULT_REGION")
+            ?? config.region.map { ($0, "region in \(shownConfigPath)") }
+    }
+
+    private func fromEnvironment(_ names: String...) -> (value: String, source: String)? {
+        names.lazy.compactMap { name in environment[name].flatMap { $0.isEmpty ? nil : ($0, "$" + name) } }.first
+    }
+
+    /// `~/.aws/config [profile work]`.
+    private var shownConfigPath: String {
+        let path =
+            config.path.hasPrefix(home + "/") && home.count > 1 ? "~" + config.path.dropFirst(home.count) : config.path
+        return config.profile == "default" ? path : "\(path) [profile \(config.profile)]"
     }
 }

@@ -123,6 +123,34 @@ struct ProfileTests {
         await server.stop()
     }
 
+    @Test("config show names the environment and the aws CLI's profile where they give the token, endpoint or region")
+    func configShowEnvironment() async throws {
+        let home = try ConfigHome("")
+        let aws = home.folder.path + "/aws-config"
+        try Data("[profile work]\nregion = eu-west-3\nendpoint_url = http://minio.test:9000\n".utf8)
+            .write(to: URL(fileURLWithPath: aws))
+        var environment = home.environment.merging([
+            "AWS_CONFIG_FILE": aws, "AWS_PROFILE": "work", "UPLOADER_TOKEN": "t0ken-from-env", "AWS_REGION": "",
+            "AWS_DEFAULT_REGION": "", "AWS_ENDPOINT_URL_S3": "", "AWS_ENDPOINT_URL": "",
+        ]) { $1 }
+        func rows() async throws -> [String] {
+            let show = try await ChildProcess.run(binary, ["config", "show"], environment: environment)
+            #expect(show.status == 0, "\(show.standardError)")
+            #expect(!show.standardOutput.contains("t0ken-from-env"))
+            return show.standardOutput.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        }
+        let fromProfile = try await rows()
+        #expect(fromProfile.contains("token **** $UPLOADER_TOKEN"))
+        #expect(fromProfile.contains("endpoint_url http://minio.test:9000 endpoint_url in \(aws) [profile work]"))
+        #expect(fromProfile.contains("region eu-west-3 region in \(aws) [profile work]"))
+
+        environment["AWS_REGION"] = "us-west-2"
+        environment["AWS_ENDPOINT_URL_S3"] = "http://127.0.0.1:9000"
+        let fromEnvironment = try await rows()
+        #expect(fromEnvironment.contains("endpoint_url http://127.0.0.1:9000 $AWS_ENDPOINT_URL_S3"))
+        #expect(fromEnvironment.contains("region us-west-2 $AWS_REGION"))
+    }
+
     @Test("an unknown profile, a TOML syntax error and a misspelt key each stop with one line and exit 2")
     func badInput() async throws {
         let server = try await ServerFixture.start()

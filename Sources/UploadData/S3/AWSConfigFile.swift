@@ -7,12 +7,14 @@ public struct AWSConfigFile: Sendable {
     public let settings: [String: String]
     /// The file read, for messages.
     public let path: String
+    /// The profile read.
+    public let profile: String
 
     /// Reads the profile the environment names; a missing or unreadable file gives no settings (the credentials,
     /// which a run needs, say what is wrong with theirs).
     public init(environment: [String: String], home: String) {
         path = Self.path(environment: environment, home: home)
-        let profile = AWSCredentials.profileName(environment: environment) ?? "default"
+        profile = AWSCredentials.profileName(environment: environment) ?? "default"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             settings = [:]
             return
