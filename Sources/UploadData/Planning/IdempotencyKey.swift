@@ -6,14 +6,16 @@ import UploadDomain
 /// store and its answer reaching us).
 ///
 /// The value comes from the files' identity as the journal keeps it (absolute path, size, modification time; for a
-/// prepared image, its original's and the preparation's options) and the request's URL: the same across retries, reruns and a resume, different for a changed file or another
-/// destination. Nothing of the file's content is read for it: the content hash is made while the body is sent.
+/// prepared image, its original's and the preparation's options), the request's URL and, for a form, its fields and
+/// file field: the same across retries, reruns and a resume, different for a changed file, another destination or
+/// another form (a server refuses a key it saw with another body: 422 until the key expires). Nothing of the file's content is read for it: the content hash is made while the body is sent.
 public enum IdempotencyKey {
     /// The header's name.
     public static let headerName = "Idempotency-Key"
 
     /// The key of a request sending `items` to `url`, as a structured-field string: `"ut1-<32 hex digits>"`.
-    public static func value(url: String, items: [UploadItem]) -> String {
+    /// - Parameter form: what else makes up the body (`formIdentity`), empty for a body that is the file alone.
+    public static func value(url: String, items: [UploadItem], form: String = "") -> String {
         // One buffer and one digest call: hashing a string per file built an array and a digest update each.
         var text: [UInt8] = []
         text.reserveCapacity(32 + url.utf8.count + items.reduce(0) { $0 + $1.path.utf8.count + 48 })
@@ -34,6 +36,7 @@ public enum IdempotencyKey {
             }
             text.append(UInt8(ascii: "\n"))
         }
+        text += form.utf8
         // The digest's bytes read in place: a generic walk over its `prefix(16)` cost more than the hash.
         let digest = SHA256.hash(data: text).withUnsafeBytes {
             URIEncoding.hex(UnsafeRawBufferPointer(rebasing: $0[..<16]))
@@ -41,10 +44,17 @@ public enum IdempotencyKey {
         return "\"ut1-" + digest + "\""
     }
 
+    /// The part of a form's key that is not its files: the file field and the other fields, in order. Empty for
+    /// the default form (`file`, no fields), so keys of requests made before fields counted are unchanged.
+    static func formIdentity(fileField: String, fields: [FormField]) -> String {
+        guard fileField != "file" || !fields.isEmpty else { return "" }
+        return fields.reduce("form\0\(fileField)") { $0 + "\0\($1.name)=\($1.value)" } + "\n"
+    }
+
     /// `headers` with the key added, unless the user set one of their own with `-H`.
-    static func adding(to headers: [HTTPHeader], url: String, items: [UploadItem]) -> [HTTPHeader] {
+    static func adding(to headers: [HTTPHeader], url: String, items: [UploadItem], form: String = "") -> [HTTPHeader] {
         guard !headers.contains(where: { $0.name.lowercased() == "idempotency-key" }),
-            let header = HTTPHeader(name: headerName, value: value(url: url, items: items))
+            let header = HTTPHeader(name: headerName, value: value(url: url, items: items, form: form))
         else { return headers }
         return headers + [header]
     }

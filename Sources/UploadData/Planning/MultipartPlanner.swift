@@ -13,6 +13,7 @@ public struct MultipartPlanner: RequestPlanner {
     public let idempotencyKeys: Bool
     public var sendsIdempotencyKeys: Bool { idempotencyKeys }
     private let redactedURL: String
+    private let formIdentity: String
 
     /// Creates a planner.
     public init(
@@ -27,6 +28,7 @@ public struct MultipartPlanner: RequestPlanner {
         self.token = token
         self.batchSize = batchSize
         redactedURL = Redactor.url(url)
+        formIdentity = IdempotencyKey.formIdentity(fileField: fileField, fields: fields)
     }
 
     public func destination(of item: UploadItem) -> String { redactedURL }
@@ -56,7 +58,7 @@ public struct MultipartPlanner: RequestPlanner {
     }
 
     private func requestHeaders(_ items: [UploadItem]) -> [HTTPHeader] {
-        idempotencyKeys ? IdempotencyKey.adding(to: headers, url: url, items: items) : headers
+        idempotencyKeys ? IdempotencyKey.adding(to: headers, url: url, items: items, form: formIdentity) : headers
     }
 }
 

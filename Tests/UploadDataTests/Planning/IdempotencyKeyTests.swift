@@ -8,8 +8,10 @@ import UploadDomain
 /// The `Idempotency-Key` a request carries: the same for the same files and place, different otherwise.
 @Suite("IdempotencyKey")
 struct IdempotencyKeyTests {
-    private func item(size: Int64 = 10, modified: Double = 1_700_000_000.25, path: String = "/p/cat.jpg") -> UploadItem {
-        UploadItem(id: 0, path: path, relativePath: "cat.jpg", size: size, modified: modified, contentType: "image/jpeg")
+    private func item(size: Int64 = 10, modified: Double = 1_700_000_000.25, path: String = "/p/cat.jpg") -> UploadItem
+    {
+        UploadItem(
+            id: 0, path: path, relativePath: "cat.jpg", size: size, modified: modified, contentType: "image/jpeg")
     }
 
     @Test("a quoted ut1- string of 32 hex digits; equal for equal identity, different when any part changes")
@@ -34,9 +36,23 @@ struct IdempotencyKeyTests {
         let url = "http://127.0.0.1/datasets/a/images"
         let header = { (request: TransferRequest) in request.headers.filter { $0.name == "Idempotency-Key" } }
         let multipart = MultipartPlanner(url: url, fileField: "file", fields: [], headers: [], token: nil, batchSize: 1)
-        #expect(header(try await multipart.request(for: [item()])).map(\.value) == [
-            IdempotencyKey.value(url: url, items: [item()])
-        ])
+        #expect(
+            header(try await multipart.request(for: [item()])).map(\.value) == [
+                IdempotencyKey.value(url: url, items: [item()])
+            ])
+        // Another form is another request: a server would refuse the key it saw with the first body.
+        let forms = [
+            MultipartPlanner(url: url, fileField: "upload", fields: [], headers: [], token: nil, batchSize: 1),
+            MultipartPlanner(
+                url: url, fileField: "file", fields: [FormField(name: "album", value: "pets")], headers: [], token: nil,
+                batchSize: 1),
+            MultipartPlanner(
+                url: url, fileField: "file", fields: [FormField(name: "album", value: "cats")], headers: [], token: nil,
+                batchSize: 1),
+        ]
+        var keys = Set(header(try await multipart.request(for: [item()])).map(\.value))
+        for planner in forms { keys.formUnion(header(try await planner.request(for: [item()])).map(\.value)) }
+        #expect(keys.count == 4)
         let own = [HTTPHeader(name: "idempotency-key", value: "mine")!]
         let put = PutPlanner(baseURL: "http://127.0.0.1/files/", headers: own, token: nil)
         #expect(try await put.request(for: [item()]).headers.map(\.value) == ["mine"])
