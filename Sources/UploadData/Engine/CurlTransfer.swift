@@ -308,12 +308,15 @@ final class CurlTransfer: @unchecked Sendable {
             errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: ccurl_easy_strerror(code))
         let file = request.files.count == 1 ? request.files[0].relativePath : nil
         if let stopped {
-            let seconds = String(format: "%g", stopped == .answer ? options.responseTimeout : options.stallTimeout)
+            let answer = stopped == .answer || stopped == .answerTooLong
+            let seconds = String(format: "%g", answer ? options.responseTimeout : options.stallTimeout)
             let cause =
                 switch stopped {
                 case .sending: "no upload progress for \(seconds) s"
                 case .answer: "no answer \(seconds) s after the last byte was sent (--response-timeout)"
                 case .answering: "the answer stopped coming for \(seconds) s"
+                case .answerTooLong:
+                    "the answer was still coming \(seconds) s after the last byte was sent (--response-timeout)"
                 }
             return UploadError(.timedOut, file: file, cause: cause)
         }
@@ -482,8 +485,8 @@ final class CurlTransfer: @unchecked Sendable {
         let sendsNothing = if case .none = request.body { true } else { false }
         let held = paused || throttle?.isWaiting == true || (written == 0 && !sendsNothing)
         stopped = stallWatch.stop(
-            sent: sent, allSent: sendsNothing || (total > 0 && sent >= total), received: answerBytes, paused: held,
-            now: StallWatch.now())
+            sent: sent, allSent: sendsNothing || (total > 0 && sent >= total), received: answerBytes,
+            answerIsShort: !sendsNothing, paused: held, now: StallWatch.now())
         return stopped != nil
     }
 

@@ -2,14 +2,17 @@ import Foundation
 
 /// Notices a transfer that no longer moves: an upload whose sent-byte count has not moved for `limit`
 /// (`--stall-timeout`), a server that has not begun its answer `answerLimit` after the last byte
-/// (`--response-timeout`: its processing may take long, but not for ever), and an answer that stopped coming
-/// for `limit`. A pause the user asked for is none of these.
+/// (`--response-timeout`: its processing may take long, but not for ever), an answer that stopped coming for
+/// `limit`, and an upload's answer not whole `answerLimit` after the last byte (a server that trickles a byte a
+/// second never stalls). A pause the user asked for is none of these.
 struct StallWatch {
     /// What stopped moving.
     enum Stop: Equatable {
         case sending
         case answer
         case answering
+        /// An upload's answer still coming `answerLimit` after the last byte.
+        case answerTooLong
     }
 
     /// Nanoseconds without progress that make a stall; 0 switches the watch off.
@@ -19,6 +22,8 @@ struct StallWatch {
     private var lastSent: Int64 = -1
     private var lastReceived: Int64 = -1
     private var lastMove: UInt64 = 0
+    /// When every byte was out, for the whole answer's deadline.
+    private var allSentAt: UInt64?
 
     init(limit: UInt64, answerLimit: UInt64 = 0) {
         self.limit = limit
@@ -34,7 +39,15 @@ struct StallWatch {
     /// - Parameters:
     ///   - allSent: Every byte of the request is out (or it had none to send): the answer is awaited.
     ///   - received: Bytes of the final answer (headers and body) so far; 0 while none has come.
-    mutating func stop(sent: Int64, allSent: Bool, received: Int64 = 0, paused: Bool, now: UInt64) -> Stop? {
+    ///   - answerIsShort: The answer is a server's word on an upload, not a body read back: it must come whole within
+    ///     `answerLimit` of the last byte, however it trickles.
+    mutating func stop(
+        sent: Int64, allSent: Bool, received: Int64 = 0, answerIsShort: Bool = false, paused: Bool, now: UInt64
+    ) -> Stop? {
+        allSentAt = allSent && !paused ? allSentAt ?? now : nil
+        if answerIsShort, received > 0, answerLimit > 0, let allSentAt, now &- allSentAt > answerLimit {
+            return .answerTooLong
+        }
         if sent != lastSent || received != lastReceived || paused {
             lastSent = sent
             lastReceived = received

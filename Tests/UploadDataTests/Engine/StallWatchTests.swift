@@ -32,6 +32,31 @@ struct StallWatchTests {
             answering.stop(sent: 1000, allSent: true, received: 50, paused: false, now: 7 * second + 1) == .answering)
     }
 
+    @Test("an upload's answer must come whole within the answer limit of the last byte, however it trickles")
+    func trickle() {
+        var upload = StallWatch(limit: 2 * second, answerLimit: 10 * second)
+        var readBack = StallWatch(limit: 2 * second, answerLimit: 10 * second)
+        upload.restart(at: 0)
+        readBack.restart(at: 0)
+        #expect(upload.stop(sent: 100, allSent: true, answerIsShort: true, paused: false, now: 0) == nil)
+        #expect(readBack.stop(sent: 0, allSent: true, paused: false, now: 0) == nil)
+        for tick in 1...10 {
+            let now = UInt64(tick) * second
+            #expect(
+                upload.stop(
+                    sent: 100, allSent: true, received: Int64(tick), answerIsShort: true, paused: false, now: now)
+                    == nil)
+            #expect(readBack.stop(sent: 0, allSent: true, received: Int64(tick), paused: false, now: now) == nil)
+        }
+        let late = 10 * second + 1
+        #expect(
+            upload.stop(sent: 100, allSent: true, received: 11, answerIsShort: true, paused: false, now: late)
+                == .answerTooLong)
+        #expect(
+            readBack.stop(sent: 0, allSent: true, received: 11, paused: false, now: late) == nil,
+            "a body read back may take long")
+    }
+
     @Test("limits of 0 switch each watch off")
     func off() {
         var watch = StallWatch(limit: 0, answerLimit: 0)
