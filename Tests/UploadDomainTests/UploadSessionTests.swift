@@ -123,6 +123,58 @@ struct UploadSessionTests {
     }
 
     @Test(
+        "an outage's tries are not the file's: a file allowed one retry outlives five refused tries",
+        .timeLimit(.minutes(1)))
+    func outageSpendsNoRetries() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([10]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1)), clock: clock,
+            random: { 1 })
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        // Backoff doubles from half a second to 10 s (the whole ceiling with `random` at 1): 25.5 s of one retry's
+        // 30 s of patience have gone at the last refusal, so the next wait is still given.
+        for delay in [0.5, 1, 2, 4, 8, 10, 10] {
+            try #require(await started.next()).reply(
+                .failure(UploadError(.connectionFailed, cause: "Connection refused")))
+            await clock.waitForSleeper(count: 2)  // the retry's timer and the hold on new requests
+            clock.advance(by: .seconds(delay))
+        }
+        try #require(await started.next()).reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+        let file = try #require(await session.snapshot().files.first)
+        #expect(file.phase == .done && file.attempt == 8)
+    }
+
+    @Test(
+        "a server gone for longer than the outage's patience fails the probe saying so and stops the run",
+        .timeLimit(.minutes(1)))
+    func outageOutlasted() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let policy = RetryPolicy(maxRetries: 1, baseDelay: .seconds(1), maxDelay: .seconds(2))
+        let session = UploadSession(
+            items: items([10, 20, 30]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1, retryPolicy: policy), clock: clock, random: { 1 })
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        try #require(await started.next()).reply(.failure(UploadError(.connectionFailed, cause: "Connection refused")))
+        await clock.waitForSleeper(count: 2)
+        clock.advance(by: .seconds(1))
+        try #require(await started.next()).reply(.failure(UploadError(.connectionFailed, cause: "Connection refused")))
+        await clock.waitForSleeper(count: 2)
+        clock.advance(by: .seconds(2))
+        try #require(await started.next()).reply(.failure(UploadError(.connectionFailed, cause: "Connection refused")))
+        await session.waitUntilIdle()
+        let snapshot = await session.snapshot()
+        #expect(snapshot.progress.counts.failed == 1 && snapshot.progress.counts.cancelled == 2)
+        let failed = try #require(snapshot.files.first { $0.phase == .failed })
+        #expect(failed.error?.cause == "Connection refused; unreachable for 3 s: the run stops")
+    }
+
+    @Test(
         "batches are fixed groups of the scan's order: files done before leave their group short, not shifted",
         .timeLimit(.minutes(1)))
     func batchesAreFixedGroups() async throws {

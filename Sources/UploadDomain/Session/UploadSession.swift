@@ -65,6 +65,8 @@ public actor UploadSession {
         var result: UploadResult?
         var error: UploadError?
         var refreshes = 0
+        /// Tries that found the server gone: the outage's, not counted against the file's retries.
+        var outageFailures = 0
         /// The prepared file while it may still be sent; removed once the file ends.
         var prepared: PreparedImage?
         /// Preparing found nothing to do (not an image): sent as it is.
@@ -106,6 +108,8 @@ public actor UploadSession {
         var paused = false
         /// When its last byte went out: the server's processing is timed from there.
         var allSentAt: Duration?
+        /// Started while the server could not be reached: a probe.
+        var probed = false
     }
 
     public nonisolated let events = UploadEvents()
@@ -142,9 +146,10 @@ public actor UploadSession {
     /// so the files behind do not all meet the same refusal, and the retries do not all come back at once.
     private var holdUntil: Duration?
     private var holdTimer: Task<Void, Never>?
-    /// The server could not be reached: one request at a time until one gets an answer, so an outage (a restart, a
-    /// network gone) costs the waiting files nothing of their retries.
-    private var probing = false
+    /// The server could not be reached: one request at a time until one gets an answer.
+    private var outage: Outage?
+    /// The server stayed gone for the outage's patience: the run stops.
+    private var outageOutlasted = false
     /// How long the server takes to answer once a request's last byte is out (its processing), smoothed.
     private var answerWait: Duration?
     /// Bytes earlier runs sent, counted as sent (`TransferProbe.carry`): the rate leaves them out.
@@ -395,7 +400,7 @@ public actor UploadSession {
             self.holdUntil = nil
         }
         // Take the slot first: parts of multipart uploads take slots from other threads.
-        while !stopping, !draining, queueHead < queue.count, !(probing && !running.isEmpty), slots.tryAcquire() {
+        while !stopping, !draining, queueHead < queue.count, !(outage != nil && !running.isEmpty), slots.tryAcquire() {
             var batch: [Int] = []
             let size = max(1, planner.batchSize)
             while batch.count < size, queueHead < queue.count {
@@ -466,7 +471,8 @@ public actor UploadSession {
             }
             await self?.requestFinished(requestID: requestID, outcome: outcome, checks: checks)
         }
-        running[requestID] = RunningRequest(task: task, fileIDs: ids, probe: probe, offsets: offsets, payload: payload)
+        running[requestID] = RunningRequest(
+            task: task, fileIDs: ids, probe: probe, offsets: offsets, payload: payload, probed: outage != nil)
     }
 
     private func allSent(requestID: Int) {
@@ -493,7 +499,7 @@ public actor UploadSession {
             if request.probe.allSent { apply(files[id].machine.allSent(), to: id) }
         }
         // An answer of any kind: the server is there again.
-        if case .success = outcome { probing = false }
+        if case .success = outcome { outage = nil }
         if case .success(let response) = outcome, response.isSuccess, let sentAt = request.allSentAt {
             let wait = clock.now - sentAt
             answerWait = answerWait.map { $0 * 0.7 + wait * 0.3 } ?? wait
@@ -546,7 +552,7 @@ public actor UploadSession {
                     files[id].error = nil
                     apply(files[id].machine.unstarted(), to: id)
                 } else {
-                    finishFailed(id, error: error.forFile(files[id].item.relativePath))
+                    finishFailed(id, error: error.forFile(files[id].item.relativePath), probed: request.probed)
                 }
             }
         }
@@ -555,7 +561,8 @@ public actor UploadSession {
         resumeWaitersIfIdle()
     }
 
-    private func finishFailed(_ id: Int, error: UploadError) {
+    /// - Parameter probed: The request started while the server could not be reached.
+    private func finishFailed(_ id: Int, error: UploadError, probed: Bool = false) {
         changed.insert(id)
         files[id].error = error
         let final = stopping || draining
@@ -573,9 +580,13 @@ public actor UploadSession {
             let cause = "still refused after \(files[id].refreshes) token refreshes"
             files[id].error?.cause = cause
         }
-        let attempt = files[id].machine.attempt
-        let delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
-        if error.code == .connectionFailed { probing = true }
+        let delay: Duration?
+        if error.code == .connectionFailed, !final {
+            delay = outageRetry(id, probed: probed)
+        } else {
+            let attempt = files[id].machine.attempt - files[id].outageFailures
+            delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
+        }
         if !final, let delay, error.retryAfter != nil || error.code == .connectionFailed { hold(for: delay) }
         apply(files[id].machine.failed(retryAfter: final ? nil : delay), to: id)
     }
@@ -596,7 +607,8 @@ public actor UploadSession {
             case .failed:
                 emit(.failed, id)
                 discardPrepared(id)
-                let everyFile = files[id].error.map(planner.failsEveryFile) ?? false
+                // A server gone for the outage's patience, or refusing what every file would meet.
+                let everyFile = outageOutlasted || files[id].error.map(planner.failsEveryFile) ?? false
                 if configuration.failFast || (everyFile && !stopping) { handle(.cancelAll) }
             case .cancelled:
                 emit(.cancelled, id)
@@ -628,6 +640,24 @@ public actor UploadSession {
             queue.append(id)
             pump()
         }
+    }
+
+    /// The wait before the server is tried again after `id` found it gone, or nil once it has been gone for the
+    /// outage's patience: then `id` fails saying so, and the run stops (the rest would wait as long).
+    private func outageRetry(_ id: Int, probed: Bool) -> Duration? {
+        let now = clock.now
+        var outage = self.outage ?? Outage(since: now)
+        let delay = outage.retry(probed: probed, now: now, policy: configuration.retryPolicy, unit: random())
+        self.outage = outage
+        guard let delay else {
+            let gone = Int((now - outage.since) / .seconds(1))
+            let cause = files[id].error?.cause.map { $0 + "; " } ?? ""
+            files[id].error?.cause = cause + "unreachable for \(gone) s: the run stops"
+            outageOutlasted = true
+            return nil
+        }
+        files[id].outageFailures += 1
+        return delay
     }
 
     /// Starts nothing new for `delay`, the wait a server asked for; the queue moves on when it has passed.
