@@ -64,9 +64,14 @@ struct DryRun {
     /// the journal says of each, read without recording a run; all files and nothing with `--no-resume`.
     private func journalView() throws -> ([UploadItem], [Int: JournalEntry.PriorOutcome]) {
         guard let opening = plan.journal else { return (plan.items, [:]) }
-        let journal: PreparedJournal
+        let journal: any JournalLookup
         do {
-            journal = try opening.prepared()
+            do {
+                journal = try opening.prepared()
+            } catch  where error.code == .locked {
+                // Another run is writing it: read it beside that run, as `history` does.
+                journal = try JournalReader.open(path: error.path)
+            }
         } catch {
             throw UsageError(description: error.description)
         }

@@ -190,12 +190,16 @@ struct ResumeTests {
         await server.stop()
     }
 
-    @Test("history says a run still going is running, and one killed did not finish")
+    @Test("history says a run still going is running, and one killed did not finish; a dry run reads it meanwhile")
     func historyOfARunningRun() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder("history-running")
-        try folder.write("slow.bin", size: 400_000, seed: 3)
+        try folder.write("done.bin", size: 1_000, seed: 2)
         let journal = folder.path + ".journal.sqlite"
+        let first = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/r/"), "--no-tui", "--journal", journal])
+        #expect(first.status == 0, "\(first.standardError)")
+        try folder.write("slow.bin", size: 400_000, seed: 3)
         let child = try ChildProcess.start(
             binary,
             [folder.path, "--put", server.url("/files/r/"), "--json", "--journal", journal, "--bwlimit", "100K"])
@@ -204,6 +208,13 @@ struct ResumeTests {
         }
         let during = try await ChildProcess.run(binary, ["history", "--journal", journal])
         #expect(during.standardOutput.contains("(running)"), "\(during.standardOutput)")
+        // A dry run records nothing: it reads the journal beside the run that holds it.
+        let preview = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/r/"), "--json", "--journal", journal, "--dry-run"])
+        #expect(preview.status == 0, "\(preview.standardError)")
+        let planned = try ndjson(preview.standardOutput).filter { $0["event"] as? String == "planned" }
+        #expect(planned.first { $0["file"] as? String == "done.bin" }?["would_send"] as? Bool == false)
+        #expect(planned.first { $0["file"] as? String == "slow.bin" }?["would_send"] as? Bool == true)
         child.signal(SIGKILL)
         _ = await child.wait()
         let after = try await ChildProcess.run(binary, ["history", "--journal", journal])
