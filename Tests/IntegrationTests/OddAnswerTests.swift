@@ -17,6 +17,21 @@ struct OddAnswerTests {
         return failed?["error"] as? String ?? ""
     }
 
+    @Test("a form URL the server does not know stops the batch at the first 404: the rest would meet it too")
+    func unknownFormURL() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("unknown-url")
+        for i in 0..<6 { try folder.write("f\(i).jpg", size: 1_000, seed: UInt64(i), prefix: Magic.jpeg) }
+        let outcome = try await ChildProcess.run(
+            ChildProcess.uploaderBinary,
+            [folder.path, "--to", server.url("/no/such/place"), "--json", "--no-resume", "--concurrency", "1"])
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let summary = try #require(try ndjson(outcome.standardOutput).last)
+        #expect(summary["failed"] as? Int == 1 && summary["cancelled"] as? Int == 5, "\(summary)")
+        #expect(await server.server.statistics.requests == 1)
+        await server.stop()
+    }
+
     @Test("an answer that is not HTTP is said to be so, not taken for a bad URL")
     func notHTTP() async throws {
         let error = try await failure { _ in "garbage, not http\r\n\r\n" }

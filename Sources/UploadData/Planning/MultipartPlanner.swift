@@ -40,6 +40,11 @@ public struct MultipartPlanner: RequestPlanner {
             body: .multipart(fields: fields, fileField: fileField, files: items))
     }
 
+    /// Every file goes to the one URL: an answer that the URL itself is wrong (404, 405, 410) would meet them all.
+    public func failsEveryFile(_ error: UploadError) -> Bool {
+        [404, 405, 410].contains(error.httpStatus)
+    }
+
     public func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
         ResponseResults.split(response, count: items.count, fallbackLocation: { _ in nil })
     }
