@@ -22,6 +22,8 @@ public enum Format {
     /// `2m05s`, `41s`, `1.2s`.
     public static func duration(_ duration: Duration) -> String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        // A short run's time, not "0.0s".
+        if seconds < 0.1 { return "\(Int((seconds * 1000).rounded()))ms" }
         if seconds < 10 { return format1(seconds) + "s" }
         let whole = Int(seconds.rounded())
         if whole < 60 { return "\(whole)s" }

@@ -71,7 +71,8 @@ struct ConfigShowCommand: ParsableCommand {
                 "file": fileName, "file_exists": file != nil, "profile": profile as Any,
                 "settings": rows.map { ["key": $0.key, "value": $0.value, "source": $0.source] },
             ]
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            let data = try JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
             return .success
         }

@@ -43,7 +43,7 @@ struct UploadCommand: ParsableCommand {
     var mediaType: String?
 
     // `.unconditional` on numbers: `--retries -2` is a value to refuse with a message, not a flag that is missing.
-    @Option(parsing: .unconditional, help: "With --presign: files per presign request.")
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --presign: files per presign request.", valueName: "n"))
     var presignBatch = 100
 
     @Option(
