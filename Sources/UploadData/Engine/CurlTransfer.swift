@@ -320,6 +320,12 @@ final class CurlTransfer: @unchecked Sendable {
                 }
             return UploadError(.timedOut, file: file, cause: cause)
         }
+        if let status = Self.tunnelRefusal(detail) {
+            // The proxy answered: no outage to wait out; a 407 or 403 is not cured by trying again, a 5xx may be.
+            return UploadError(
+                UploadError.code(forStatus: status), file: file, httpStatus: status,
+                bodyExcerpt: "the proxy refused the tunnel to \(host)")
+        }
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:
             // A name mismatch is no matter of trust, so the CA hint would mislead.
@@ -363,6 +369,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// The request's host, for TLS messages (never its user info or query, which may hold secrets).
     private var host: String {
         URLComponents(string: request.url)?.host ?? "the server"
+    }
+
+    /// The status a proxy refused a CONNECT with, from libcurl's words ("CONNECT tunnel failed, response 407").
+    static func tunnelRefusal(_ detail: String) -> Int? {
+        guard let range = detail.range(of: "CONNECT tunnel failed, response ") else { return nil }
+        return Int(detail[range.upperBound...].prefix { $0.isNumber })
     }
 
     /// libcurl 7.88's words when a status line is not HTTP: it reports them as an unsupported protocol, which
