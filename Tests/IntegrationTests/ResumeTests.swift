@@ -167,9 +167,14 @@ struct ResumeTests {
         #expect(retried.standardError.contains("[3/3] done"), "\(retried.standardError)")
         #expect(await server.server.statistics.filesStored == before + 3)
 
+        let beforeNothing = try await ChildProcess.run(binary, ["history", "--journal", journal])
         let nothing = try await ChildProcess.run(binary, base + ["--token", "right", "--retry-failed"])
         #expect(nothing.status == 3)
         #expect(nothing.standardError.contains("no file failed last time"))
+        // Nothing was sent: no run is recorded, as for an empty folder.
+        let afterNothing = try await ChildProcess.run(binary, ["history", "--journal", journal])
+        #expect(afterNothing.standardOutput == beforeNothing.standardOutput)
+        #expect(!afterNothing.standardOutput.contains("0 done, 0 failed, 0 cancelled, 0 skipped"))
         let nothingPlanned = try await ChildProcess.run(
             binary, base + ["--token", "right", "--retry-failed", "--dry-run"])
         #expect(nothingPlanned.status == 3)
@@ -183,7 +188,7 @@ struct ResumeTests {
         let history = try await ChildProcess.run(binary, ["history", "--journal", journal])
         #expect(history.status == 0, "\(history.standardError)")
         let lines = history.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines.filter { $0.hasPrefix("run ") }.count == 4, "\(history.standardOutput)")
+        #expect(lines.filter { $0.hasPrefix("run ") }.count == 3, "\(history.standardOutput)")
         #expect(history.standardOutput.contains("3 done, 0 failed"), "the retry run")
         #expect(!history.standardOutput.contains("failed  "), "a failure fixed later is no longer listed")
         #expect(!history.standardOutput.contains("wrong"))
