@@ -211,8 +211,7 @@ extension UploadCommand {
         let (headers, fields, width) = (checked.headers, checked.fields, checked.width)
         let (bearer, tokenSource, carried) = (checked.bearer, checked.tokenSource, checked.carriedToken)
         let (imageOptions, engineOptions) = (checked.imageOptions, checked.engineOptions)
-        let journalPath =
-            noResume ? nil : FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: environment))
+        let journalPath = noResume ? nil : try JournalPath.resolve(journal, environment: environment)
 
         // The URLs, and that there is at most one, were checked with the options.
         let destination: UploadPlan.Destination

@@ -258,6 +258,15 @@ struct ResumeTests {
         #expect(unwritable.standardError.contains("/dev/null/j.sqlite"))
         #expect(unwritable.standardError.split(separator: "\n").count == 1)
 
+        // A folder named with --journal is never created (a typo would leave a stray tree); the default's is.
+        let typo = folder.path + ".no-such/dir"
+        let missing = try await ChildProcess.run(binary, [folder.path, "--journal", typo + "/j.sqlite"] + target)
+        #expect(missing.status == 2)
+        #expect(
+            missing.standardError
+                == "uploader-tui: --journal \(typo)/j.sqlite: no folder \(typo) (create it first)\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + ".no-such"))
+
         let shared = folder.path + ".shared.sqlite"
         // At 4 KiB/s the first run cannot finish its 400 KB file however slowly the second one starts.
         let slow = try ChildProcess.start(binary, [folder.path, "--journal", shared, "--limit-rate", "4K"] + target)
@@ -269,6 +278,12 @@ struct ResumeTests {
         #expect(second.standardError.contains(shared))
         #expect(second.standardError.contains("--journal"))
         #expect(await server.server.statistics.filesStored == 0, "nothing was sent by the refused run")
+
+        let state = folder.path + ".state"
+        let byDefault = try await ChildProcess.run(
+            binary, [folder.path] + target, environment: ["XDG_STATE_HOME": state])
+        #expect(byDefault.status == 0, "\(byDefault.standardError)")
+        #expect(FileManager.default.fileExists(atPath: state + "/uploader-tui/journal.sqlite"))
         await server.stop()
     }
 }
