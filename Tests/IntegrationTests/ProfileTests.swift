@@ -151,7 +151,7 @@ struct ProfileTests {
         #expect(fromEnvironment.contains("region us-west-2 $AWS_REGION"))
     }
 
-    @Test("an unknown profile, a TOML syntax error and a misspelt key each stop with one line and exit 2")
+    @Test("a broken file or value, or an unknown profile: one line naming the file whole and the line, exit 2")
     func badInput() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder()
@@ -170,11 +170,19 @@ struct ProfileTests {
             // A value of the right type that the option refuses: named with the line that set it.
             (
                 "[profile.pets]\nto = \"\(server.url("/x"))\"\nconcurrency = 0\n", "pets",
-                "uploader-tui: config.toml:3: profile 'pets': --concurrency takes auto or a number of requests"
+                "/config.toml:3: profile 'pets': --concurrency takes auto or a number of requests"
             ),
             (
                 "[profile.pets]\nto = \"\(server.url("/x"))\"\nheaders = [\"Bad Header\"]\n", "pets",
-                "uploader-tui: config.toml:3: profile 'pets': -H 'Bad Header': not a header"
+                "/config.toml:3: profile 'pets': -H 'Bad Header': not a header"
+            ),
+            (
+                "[profile.pets]\nto = \"\(server.url("/x"))\"\nput = \"\(server.url("/y/"))\"\n", "pets",
+                "/config.toml:3: profile 'pets' sets put and to (line 2): use only one of to, put and presign"
+            ),
+            (
+                "retries = 3\n[profile.pets]\nto = \"\(server.url("/x"))\"\n", "pets",
+                "/config.toml:1: 'retries' is outside any section: settings go under [defaults] or [profile.NAME]"
             ),
         ]
         for (config, profile, expected) in cases {
@@ -182,6 +190,10 @@ struct ProfileTests {
             let outcome = try await ChildProcess.run(
                 binary, [folder.path, "-p", profile, "--no-tui"], environment: home.environment)
             #expect(outcome.status == 2, "\(expected): \(outcome.standardError)")
+            // Every error about the file names it the same way, whole, whether its TOML, a key or a value is wrong.
+            #expect(
+                profile == "pest" || outcome.standardError.hasPrefix("uploader-tui: \(home.file):"),
+                "\(outcome.standardError)")
             // config show refuses what a run refuses, in the same words.
             let shown = try await ChildProcess.run(
                 binary, ["config", "show", "-p", profile], environment: home.environment)
@@ -229,6 +241,9 @@ struct ProfileTests {
         let missing = try await ChildProcess.run(binary, [folder.path, "-p", "pets", "--no-tui"])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("no profile 'pets': there is no "), "\(missing.standardError)")
+        let aFolder = try await ChildProcess.run(binary, [folder.path, "--config", home.folder.path, "--no-tui"])
+        #expect(aFolder.status == 2)
+        #expect(aFolder.standardError == "uploader-tui: \(home.folder.path): is a folder, not a TOML file\n")
         await server.stop()
     }
 

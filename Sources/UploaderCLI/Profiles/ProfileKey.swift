@@ -41,8 +41,13 @@ public struct ProfileKey: Sendable, Hashable {
     /// How the option is written on a command line: `--limit-rate`, or `-H` for short-only ones.
     public var spelling: String { long.map { "--" + $0 } ?? "-" + String(short!) }
 
-    /// Keys that pick the destination: one given on the command line replaces all of the file's.
-    public static let destinations: Set<String> = ["to", "put", "presign"]
+    /// Keys of which a run takes one: the destination, the way to a new token. One section of the file sets at most
+    /// one of a group; one a profile sets replaces `[defaults]`' of its group, and one the command line sets replaces
+    /// the file's.
+    public static let exclusiveGroups: [[String]] = [["to", "put", "presign"], ["token_command", "refresh_url"]]
+
+    /// The keys of `name`'s exclusive group, itself included; empty when it has none.
+    static func exclusiveGroup(of name: String) -> [String] { exclusiveGroups.first { $0.contains(name) } ?? [] }
 
     /// Every upload option, in the order `config show` lists them. A new option is one line here; a test checks
     /// this table against the options `upload` declares, so it cannot fall behind.

@@ -66,6 +66,38 @@ struct EffectiveSettingsTests {
         #expect(origin(effective, "to") == nil)
     }
 
+    @Test("a profile's destination replaces [defaults]' whichever kind it is; so does its way to a new token")
+    func profileDestination() throws {
+        let file = try ConfigFile(
+            text: """
+                [defaults]
+                to = "http://127.0.0.1:9/datasets/all/images"
+                refresh_url = "http://127.0.0.1:9/auth/refresh"
+                [profile.work]
+                put = "http://127.0.0.1:9/files/"
+                token_command = "pass show work"
+                [profile.plain]
+                retries = 1
+                """,
+            shownPath: "~/.config/uploader-tui/config.toml")
+        let work = try EffectiveSettings(file: file, profile: "work", commandLine: CommandLineSettings(arguments: []))
+        #expect(
+            work.fileArguments == ["--put=http://127.0.0.1:9/files/", "--token-command=pass show work"])
+        let plain = try EffectiveSettings(file: file, profile: "plain", commandLine: CommandLineSettings(arguments: []))
+        #expect(plain.fileArguments.contains("--to=http://127.0.0.1:9/datasets/all/images"))
+        #expect(plain.fileArguments.contains("--refresh-url=http://127.0.0.1:9/auth/refresh"))
+    }
+
+    @Test("an error about a file's value names the file as every config error does, whole; the table its name")
+    func errorPlace() throws {
+        let effective = try settings([])
+        let concurrency = try #require(effective.settings.first { $0.key.name == "concurrency" })
+        #expect(concurrency.origin.fileLocation == "~/.config/uploader-tui/config.toml:8: profile 'pets'")
+        #expect(concurrency.origin.description == "profile pets (config.toml:8)")
+        let retries = try #require(effective.settings.first { $0.key.name == "retries" })
+        #expect(retries.origin.fileLocation == "~/.config/uploader-tui/config.toml:3: [defaults]")
+    }
+
     @Test("a token is masked, and so is a password in a URL")
     func masking() throws {
         let file = try ConfigFile(
