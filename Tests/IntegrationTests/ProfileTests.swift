@@ -93,6 +93,46 @@ struct ProfileTests {
         await server.stop()
     }
 
+    @Test("a flag the file sets true is switched off for one run: --no-recursive, --no-verify, and --resume")
+    func flagsSwitchedOff() async throws {
+        let server = try await ServerFixture.start()
+        let home = try ConfigHome("[defaults]\nrecursive = true\nverify = true\nno_resume = true\n")
+        let folder = try TestFolder()
+        try folder.write("top.jpg", size: 3_000, seed: 1, prefix: Magic.jpeg)
+        try folder.write("sub/deep.jpg", size: 3_000, seed: 2, prefix: Magic.jpeg)
+        let journal = folder.path + ".journal.sqlite"
+        let base = [folder.path, "--to", server.url("/datasets/off/images"), "--json", "--journal", journal]
+        func names(_ output: String, _ event: String) -> [String] {
+            events(output).filter { $0["event"] as? String == event }.compactMap { $0["file"] as? String }.sorted()
+        }
+
+        let asFiled = try await ChildProcess.run(binary, base, environment: home.environment)
+        #expect(asFiled.status == 0, "\(asFiled.standardError)")
+        #expect(names(asFiled.standardOutput, "done") == ["sub/deep.jpg", "top.jpg"])
+        #expect(names(asFiled.standardOutput, "verifying") == ["sub/deep.jpg", "top.jpg"])
+
+        let switchedOff = base + ["--no-recursive", "--no-verify", "--resume"]
+        let off = try await ChildProcess.run(binary, switchedOff, environment: home.environment)
+        #expect(off.status == 0, "\(off.standardError)")
+        #expect(names(off.standardOutput, "done") == ["top.jpg"])
+        #expect(names(off.standardOutput, "verifying").isEmpty)
+        // --resume: the journal recorded that run, so this one skips its file.
+        let stored = await server.server.statistics.filesStored
+        let again = try await ChildProcess.run(binary, switchedOff, environment: home.environment)
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(events(again.standardOutput).last?["skipped"] as? Int == 1)
+        #expect(await server.server.statistics.filesStored == stored)
+
+        let show = try await ChildProcess.run(
+            binary, ["config", "show", "--no-recursive", "--resume"], environment: home.environment)
+        #expect(show.status == 0, "\(show.standardError)")
+        let lines = show.standardOutput.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(lines.contains("recursive false flag"))
+        #expect(lines.contains("no_resume false flag"))
+        #expect(lines.contains("verify true defaults (config.toml:3)"))
+        await server.stop()
+    }
+
     @Test("config show -p pets names where each setting came from, and masks credentials")
     func configShow() async throws {
         let server = try await ServerFixture.start()
@@ -263,12 +303,18 @@ struct ProfileTests {
             spellings.formUnion(names)
             guard notSettings.isDisjoint(with: names) else { continue }
             let key = names.lazy.compactMap { name in
-                name.hasPrefix("--") ? ProfileKey.forLong(String(name.dropFirst(2))) : ProfileKey.forShort(name.last!)
+                guard name.hasPrefix("--") else { return ProfileKey.forShort(name.last!) }
+                let long = String(name.dropFirst(2))
+                return ProfileKey.forLong(long) ?? ProfileKey.forInverse(long)
             }.first
             #expect(key != nil, "no profile key for \(names)")
         }
         for key in ProfileKey.all {
             #expect(spellings.contains(key.spelling), "\(key.name): upload has no \(key.spelling)")
+            // A file's `true` can be switched off for one run.
+            if let inverse = key.inverse {
+                #expect(spellings.contains("--" + inverse), "\(key.name): upload has no --\(inverse)")
+            }
         }
     }
 }

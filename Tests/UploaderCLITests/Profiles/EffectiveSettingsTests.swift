@@ -47,6 +47,28 @@ struct EffectiveSettingsTests {
         #expect(origin(effective, "recursive") == "flag")
     }
 
+    @Test("a flag switched off on the command line beats the file's true: shown false, its option left out")
+    func flagSwitchedOff() throws {
+        let file = try ConfigFile(
+            text: "[defaults]\nrecursive = true\nverify = true\nno_tui = true\nhttp2 = true\n",
+            shownPath: "~/.config/uploader-tui/config.toml")
+        func effective(_ arguments: [String]) throws -> EffectiveSettings {
+            try EffectiveSettings(file: file, profile: nil, commandLine: CommandLineSettings(arguments: arguments))
+        }
+        #expect(try effective([]).fileArguments == ["--recursive", "--no-tui", "--verify", "--http2"])
+        let off = try effective(["--no-recursive", "--no-verify", "--tui", "--no-http2"])
+        #expect(off.fileArguments.isEmpty)
+        for key in ["recursive", "verify", "no_tui", "http2"] {
+            let setting = try #require(off.settings.first { $0.key.name == key })
+            #expect(setting.value == .flag(false), "\(key)")
+            #expect(setting.origin == .flag, "\(key)")
+            #expect(setting.shownValue == "false", "\(key)")
+        }
+        // --http1.1 replaces the file's --http2, as --put replaces its --to; --no-http1.1 picks nothing.
+        #expect(try effective(["--http1.1"]).fileArguments == ["--recursive", "--no-tui", "--verify"])
+        #expect(try effective(["--no-http1.1"]).fileArguments.contains("--http2"))
+    }
+
     @Test("headers add up; a header the command line names replaces the file's of that name")
     func headersAdd() throws {
         let effective = try settings(["-H", "x-team: cats", "-H", "X-Extra: 1"])
