@@ -24,11 +24,12 @@ enum CompletionScript {
             return String(script[..<last.lowerBound])
                 .replacingOccurrences(of: entry, with: "\n__uploader-tui_subcommands() {\n") + zsh
         case .fish:
-            // fish's argparse refuses an option name with a dot (`http1.1`), and the library's parse of the command
-            // line, which every upload and delete completion waits on, then fails: it is `http1_1` to argparse, and
-            // the tokens read say so (below).
-            let specs = script.replacingOccurrences(of: "'http1.1' 'http2'", with: "'http1_1' 'http2'")
+            // fish's argparse refuses an option name with a dot (`http1.1`, `no-http1.1`), and the library's parse of
+            // the command line, which every upload and delete completion waits on, then fails: it is `http1_1` to
+            // argparse, and the tokens read say so (below).
+            let specs = script.replacingOccurrences(of: "'http1.1' 'no-http1.1'", with: "'http1_1' 'no-http1_1'")
                 .replacingOccurrences(of: " http1.1' -l", with: " http1_1' -l")
+                .replacingOccurrences(of: " no-http1.1' -l", with: " no-http1_1' -l")
             return specs + fish
         default: return script
         }
@@ -113,7 +114,7 @@ enum CompletionScript {
                     set tokens $tokens[1] upload $tokens[2..]
                 end
             end
-            string replace -r -- '^--http1\\.1$' --http1_1 $tokens
+            string replace -r -- '^--(no-)?http1\\.1$' '--${1}http1_1' $tokens
         end
         complete -c 'uploader-tui' -n '__uploader-tui_should_offer_completions_for_positional "uploader-tui" -eq 1' -F
 

@@ -8,7 +8,8 @@ import UploaderCLI
 struct DeleteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
-        abstract: "Delete stored objects by key from an object URL (the reference server's /objects/) or s3://bucket/.")
+        abstract: "Delete stored objects by key from an object URL (the reference server's /objects/) or s3://bucket/.",
+        discussion: "Every flag has a --no- form that switches a profile's `true` off for one run.")
 
     @Option(
         help: ArgumentHelp("Where the keys live: http(s)://host/objects/ or s3://bucket/prefix/.", valueName: "url"))
@@ -27,7 +28,7 @@ struct DeleteCommand: ParsableCommand {
     @OptionGroup(title: "S3")
     var s3: S3Options
 
-    @Flag(help: "Skip TLS certificate verification (unsafe).")
+    @Flag(inversion: .prefixedNo, help: "Skip TLS certificate verification (unsafe).")
     var insecure = false
 
     @OptionGroup(title: "TLS and proxies")

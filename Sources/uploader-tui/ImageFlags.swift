@@ -22,6 +22,7 @@ struct ImageFlags: ParsableArguments {
     var quality = 80
 
     @Flag(
+        inversion: .prefixedNo,
         help: "Remove EXIF, GPS, XMP and IPTC metadata from images (a JPEG's pixels are copied, not re-encoded).")
     var stripMetadata = false
 

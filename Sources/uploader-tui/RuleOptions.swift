@@ -25,7 +25,9 @@ struct RuleOptions: ParsableArguments {
         help: ArgumentHelp("Largest batch allowed, all files together (K/M/G).", valueName: "size"))
     var maxTotal: String?
 
-    @Flag(help: "Send files with the same content once; the others are skipped, each naming the file it repeats.")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Send files with the same content once; the others are skipped, each naming the file it repeats.")
     var skipDuplicates = false
 
     /// The rules as given; a value that is not one is a usage error.

@@ -14,7 +14,8 @@ struct S3Options: ParsableArguments {
     @Option(help: "S3 region (default: $AWS_REGION, $AWS_DEFAULT_REGION, the profile's region, else us-east-1).")
     var region: String?
 
-    @Flag(help: "Address S3 buckets in the path (endpoint/bucket/key) instead of the host name.")
+    @Flag(
+        inversion: .prefixedNo, help: "Address S3 buckets in the path (endpoint/bucket/key) instead of the host name.")
     var pathStyle = false
 
     /// Location, endpoint and credentials, each checked before anything is sent.

@@ -46,8 +46,15 @@ struct TLSOptions: ParsableArguments {
             valueName: "hosts"))
     var noproxy: String?
 
-    @Flag(help: "HTTP version (default: HTTP/2 where the server offers it over TLS, else HTTP/1.1).")
-    var httpVersion: HTTPVersionFlag?
+    // Two flags, not one choice, so each has its --no- form to switch a profile's off (the default: HTTP/2 where
+    // the server offers it over TLS, else HTTP/1.1).
+    @Flag(name: .customLong("http1.1"), inversion: .prefixedNo, help: "Use HTTP/1.1 only.")
+    var http1_1 = false
+
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Use HTTP/2 over TLS, many files multiplexed on few connections (and offer h2c over http://).")
+    var http2 = false
 
     @Option(
         parsing: .unconditional,
@@ -71,6 +78,9 @@ struct TLSOptions: ParsableArguments {
         if let noproxy, noproxy.contains(where: { $0.isNewline || $0 == "\0" }) {
             throw UsageError(description: "--noproxy takes host names separated by commas")
         }
+        if http1_1, http2 {
+            throw UsageError(description: "use only one of --http1.1 and --http2")
+        }
         if let maxHostConnections, !(1...1024).contains(maxHostConnections) {
             throw UsageError(description: "--max-host-connections: expected 1 to 1024, not \(maxHostConnections)")
         }
@@ -79,7 +89,7 @@ struct TLSOptions: ParsableArguments {
         options.clientKey = key
         options.proxy = proxy
         options.noProxy = noproxy
-        options.httpVersion = httpVersion?.version ?? .automatic
+        options.httpVersion = if http1_1 { .http1_1 } else if http2 { .http2 } else { .automatic }
         options.maxHostConnections = maxHostConnections ?? 0
     }
 
@@ -120,22 +130,5 @@ struct TLSOptions: ParsableArguments {
         if let problem = URLCheck.problem("http" + proxy[schemeEnd.lowerBound...]) {
             throw UsageError(description: "--proxy: invalid URL '\(shown)': \(problem)")
         }
-    }
-}
-
-/// `--http1.1` or `--http2`, as curl spells them.
-enum HTTPVersionFlag: String, EnumerableFlag {
-    case http1_1, http2
-
-    var version: HTTPVersion { self == .http1_1 ? .http1_1 : .http2 }
-
-    static func name(for value: Self) -> NameSpecification {
-        .customLong(value == .http1_1 ? "http1.1" : "http2")
-    }
-
-    static func help(for value: Self) -> ArgumentHelp? {
-        value == .http1_1
-            ? "Use HTTP/1.1 only."
-            : "Use HTTP/2 over TLS, many files multiplexed on few connections (and offer h2c over http://)."
     }
 }

@@ -16,6 +16,9 @@ struct UploadCommand: ParsableCommand {
 
             A journal remembers every file's outcome, so a rerun skips what is done and resumes the rest.
 
+            Every flag has an opposite that switches a profile's `true` off for one run: --no-recursive for \
+            --recursive, --tui for --no-tui, and so on; the last one given wins.
+
             Exit codes: 0 all done or skipped (or the screen detached), 1 some failed or cancelled, 2 usage error, \
             unusable journal or no libcurl, 3 nothing to upload, 4 the run process vanished under its screen, 130 \
             interrupted.
@@ -106,10 +109,14 @@ struct UploadCommand: ParsableCommand {
         completion: .file())
     var journal: String?
 
-    @Flag(help: "Ignore the journal: upload everything and record nothing.")
-    var noResume = false
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Skip what the journal says is done and record every outcome; --no-resume uploads everything and "
+                + "records nothing."))
+    var resume = true
 
-    @Flag(help: "Upload only the files that failed last time to this destination.")
+    @Flag(inversion: .prefixedNo, help: "Upload only the files that failed last time to this destination.")
     var retryFailed = false
 
     @Option(
@@ -152,26 +159,29 @@ struct UploadCommand: ParsableCommand {
                 + "change it on the screen.", valueName: "rate"))
     var bwlimit: String?
 
-    @Flag(name: [.short, .long], help: "Descend into subfolders.")
+    @Flag(name: [.short, .long], inversion: .prefixedNo, help: "Descend into subfolders.")
     var recursive = false
 
-    @Flag(help: "Include hidden files and folders (names starting with '.').")
+    @Flag(inversion: .prefixedNo, help: "Include hidden files and folders (names starting with '.').")
     var hidden = false
 
     @Flag(
-        name: [.customShort("L"), .long],
+        name: [.customShort("L"), .long], inversion: .prefixedNo,
         help: "Follow symbolic links inside folders (skipped by default, each named with its target).")
     var followSymlinks = false
 
     @Flag(
-        name: .customLong("no-tui"),
-        help: "Plain output for scripts (automatic when stdout is not a terminal or CI is set).")
-    var noTUI = false
+        name: .customLong("tui"), inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "The screen where stdout is a terminal; --no-tui: plain output for scripts (automatic when stdout is "
+                + "not a terminal or CI is set)."))
+    var tui = true
 
-    @Flag(help: "Write NDJSON events to stdout.")
+    @Flag(inversion: .prefixedNo, help: "Write NDJSON events to stdout.")
     var json = false
 
-    @Flag(name: [.short, .long], help: "Print only failures and the summary (implies --no-tui).")
+    @Flag(
+        name: [.short, .long], inversion: .prefixedNo, help: "Print only failures and the summary (implies --no-tui).")
     var quiet = false
 
     @Option(
@@ -188,23 +198,25 @@ struct UploadCommand: ParsableCommand {
         completion: .list(["debug", "info", "warning", "error"]))
     var logLevel = "info"
 
-    @Flag(help: "Leave the screen when the batch ends instead of waiting for 'q'.")
+    @Flag(inversion: .prefixedNo, help: "Leave the screen when the batch ends instead of waiting for 'q'.")
     var exitWhenDone = false
 
     @Flag(
+        inversion: .prefixedNo,
         help: """
             Start the run in the background without a screen; `uploader-tui attach ID` shows it, `ps` lists it, \
             `stop ID` stops it.
             """)
     var detach = false
 
-    @Flag(help: "Skip TLS certificate verification (unsafe).")
+    @Flag(inversion: .prefixedNo, help: "Skip TLS certificate verification (unsafe).")
     var insecure = false
 
     @OptionGroup(title: "TLS and proxies")
     var tls: TLSOptions
 
     @Flag(
+        inversion: .prefixedNo,
         help: """
             After each file is sent, read back what the server stored and compare digests: S3 by the object's \
             CRC-32 or SHA-256 checksum (else its ETag), presigned uploads by HEAD ETag, --put by HEAD ETag or a \
@@ -212,10 +224,11 @@ struct UploadCommand: ParsableCommand {
             """)
     var verify = false
 
-    @Flag(help: "Cancel the rest of the batch at the first failure.")
+    @Flag(inversion: .prefixedNo, help: "Cancel the rest of the batch at the first failure.")
     var failFast = false
 
     @Flag(
+        inversion: .prefixedNo,
         help: """
             Show what would happen and send nothing: each file's type, pixels, size before and after preparing, \
             destination, what the journal says, GPS, and every broken rule.
@@ -232,11 +245,13 @@ struct UploadCommand: ParsableCommand {
     var images: ImageFlags
 
     @Flag(
+        inversion: .prefixedNo,
         help: """
-            Send no Idempotency-Key header (for servers that refuse unknown headers). The key lets a server answer \
-            a repeated request with its first result instead of storing the files again.
+            Send an Idempotency-Key header, so a server can answer a repeated request with its first result \
+            instead of storing the files again; --no-idempotency-key sends none, for servers that refuse unknown \
+            headers.
             """)
-    var noIdempotencyKey = false
+    var idempotencyKey = true
 
     @Option(
         parsing: .unconditional,

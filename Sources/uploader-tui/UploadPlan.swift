@@ -169,7 +169,7 @@ extension UploadCommand {
                 description: "--detach runs without output; leave out --json and --quiet (uploader-tui ps --json "
                     + "reports on runs)")
         }
-        if retryFailed, noResume {
+        if retryFailed, !resume {
             throw UsageError(description: "--retry-failed needs the journal; drop --no-resume")
         }
         if [to, put, presign].compactMap({ $0 }).count > 1 {
@@ -211,8 +211,7 @@ extension UploadCommand {
         let (headers, fields, width) = (checked.headers, checked.fields, checked.width)
         let (bearer, tokenSource, carried) = (checked.bearer, checked.tokenSource, checked.carriedToken)
         let (imageOptions, engineOptions) = (checked.imageOptions, checked.engineOptions)
-        let journalPath =
-            noResume ? nil : FileScanner.absolute(journal ?? SQLiteJournal.defaultPath(environment: environment))
+        let journalPath = resume ? try JournalPath.resolve(journal, environment: environment) : nil
 
         // The URLs, and that there is at most one, were checked with the options.
         let destination: UploadPlan.Destination
@@ -226,10 +225,10 @@ extension UploadCommand {
             destination = .planner(
                 MultipartPlanner(
                     url: target, fileField: field, fields: fields, headers: headers, token: carried,
-                    batchSize: checked.batchSize, idempotencyKeys: !noIdempotencyKey))
+                    batchSize: checked.batchSize, idempotencyKeys: idempotencyKey))
         } else if put != nil {
             destination = .planner(
-                PutPlanner(baseURL: target, headers: headers, token: carried, idempotencyKeys: !noIdempotencyKey))
+                PutPlanner(baseURL: target, headers: headers, token: carried, idempotencyKeys: idempotencyKey))
         } else {
             destination = .presign(
                 endpoint: target, token: carried, headers: headers, mediaType: mediaType, batch: presignBatch)
@@ -341,7 +340,7 @@ extension UploadCommand {
 
     /// Plain output instead of a screen: asked for, or stdout is no terminal, or CI says so.
     func isHeadless(environment: [String: String]) -> Bool {
-        noTUI || json || quiet || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
+        !tui || json || quiet || isatty(STDOUT_FILENO) == 0 || environment["CI"].map { !$0.isEmpty } ?? false
     }
 
     /// The destination as the screen, the log and `history` show it: an S3 URL with the endpoint it goes to when that

@@ -32,16 +32,23 @@ struct UploadRun {
         let engine = CurlEngine(options: plan.engineOptions)
         defer { engine.shutdown() }
         if prepared == nil { prepared = try prepareJournal() }
-        let journal = try prepared.map(begin)
         var items = plan.items
-        if plan.retryFailed, let journal {
-            let failed = Set(journal.failedFiles())
+        if plan.retryFailed, let prepared {
+            // Asked before the run begins: a run that has nothing to send leaves no entry in `history`.
+            let failed: Set<String>
+            do {
+                failed = Set(try prepared.failedFiles(destination: plan.destination))
+            } catch {
+                prepared.release()
+                throw UsageError(description: error.description)
+            }
             items = UploadItem.renumbered(items.filter { failed.contains($0.path) })
             guard !items.isEmpty else {
-                journal.close(counts: PhaseCounts())
+                prepared.release()
                 throw NothingToUpload(description: "no file failed last time to \(plan.destination)")
             }
         }
+        let journal = try prepared.map(begin)
         let tokens = TokenStore(initial: plan.initialToken, provider: tokenProvider(engine))
         let transport = AuthorizingTransport(engine, tokens: tokens)
         let planner: any RequestPlanner

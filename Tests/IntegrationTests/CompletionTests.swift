@@ -75,6 +75,9 @@ struct CompletionTests {
         #expect(try await bash(place, "uploader-tui photos -p ") == ["pets", "work"])
         #expect(try await bash(place, "uploader-tui photos --checksum-algorithm ") == ["crc32", "sha256"])
         #expect(try await bash(place, "uploader-tui --ver").contains("--verify"))
+        // Each flag has its --no- form, for one run without a profile's `true`; one named no- has its positive one.
+        #expect(try await bash(place, "uploader-tui photos --no-rec") == ["--no-recursive"])
+        #expect(try await bash(place, "uploader-tui photos --tu") == ["--tui"])
         let first = try await bash(place, "uploader-tui p")
         #expect(first == ["photos", "ps"], "a path or a command: \(first)")
         // The long form and the other commands complete as before.
@@ -92,6 +95,8 @@ struct CompletionTests {
         // fish's argparse refused the spec `http1.1`, which left upload and delete with no completion at all.
         #expect(try await fish(place, "uploader-tui upload --http1.1 --verif") == ["--verify"])
         #expect(try await fish(place, "uploader-tui delete --htt") == ["--http1.1", "--http2"])
+        #expect(try await fish(place, "uploader-tui upload --no-http1.1 --no-verif") == ["--no-verify"])
+        #expect(try await fish(place, "uploader-tui photos --no-rec") == ["--no-recursive"])
         let first = try await fish(place, "uploader-tui p")
         #expect(first.isSuperset(of: ["photos/", "ps"]), "a path or a command: \(first)")
     }

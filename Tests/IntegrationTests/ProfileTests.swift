@@ -93,6 +93,46 @@ struct ProfileTests {
         await server.stop()
     }
 
+    @Test("a flag the file sets true is switched off for one run: --no-recursive, --no-verify, and --resume")
+    func flagsSwitchedOff() async throws {
+        let server = try await ServerFixture.start()
+        let home = try ConfigHome("[defaults]\nrecursive = true\nverify = true\nno_resume = true\n")
+        let folder = try TestFolder()
+        try folder.write("top.jpg", size: 3_000, seed: 1, prefix: Magic.jpeg)
+        try folder.write("sub/deep.jpg", size: 3_000, seed: 2, prefix: Magic.jpeg)
+        let journal = folder.path + ".journal.sqlite"
+        let base = [folder.path, "--to", server.url("/datasets/off/images"), "--json", "--journal", journal]
+        func names(_ output: String, _ event: String) -> [String] {
+            events(output).filter { $0["event"] as? String == event }.compactMap { $0["file"] as? String }.sorted()
+        }
+
+        let asFiled = try await ChildProcess.run(binary, base, environment: home.environment)
+        #expect(asFiled.status == 0, "\(asFiled.standardError)")
+        #expect(names(asFiled.standardOutput, "done") == ["sub/deep.jpg", "top.jpg"])
+        #expect(names(asFiled.standardOutput, "verifying") == ["sub/deep.jpg", "top.jpg"])
+
+        let switchedOff = base + ["--no-recursive", "--no-verify", "--resume"]
+        let off = try await ChildProcess.run(binary, switchedOff, environment: home.environment)
+        #expect(off.status == 0, "\(off.standardError)")
+        #expect(names(off.standardOutput, "done") == ["top.jpg"])
+        #expect(names(off.standardOutput, "verifying").isEmpty)
+        // --resume: the journal recorded that run, so this one skips its file.
+        let stored = await server.server.statistics.filesStored
+        let again = try await ChildProcess.run(binary, switchedOff, environment: home.environment)
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(events(again.standardOutput).last?["skipped"] as? Int == 1)
+        #expect(await server.server.statistics.filesStored == stored)
+
+        let show = try await ChildProcess.run(
+            binary, ["config", "show", "--no-recursive", "--resume"], environment: home.environment)
+        #expect(show.status == 0, "\(show.standardError)")
+        let lines = show.standardOutput.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(lines.contains("recursive false flag"))
+        #expect(lines.contains("no_resume false flag"))
+        #expect(lines.contains("verify true defaults (config.toml:3)"))
+        await server.stop()
+    }
+
     @Test("config show -p pets names where each setting came from, and masks credentials")
     func configShow() async throws {
         let server = try await ServerFixture.start()
@@ -151,7 +191,7 @@ struct ProfileTests {
         #expect(fromEnvironment.contains("region us-west-2 $AWS_REGION"))
     }
 
-    @Test("an unknown profile, a TOML syntax error and a misspelt key each stop with one line and exit 2")
+    @Test("a broken file or value, or an unknown profile: one line naming the file whole and the line, exit 2")
     func badInput() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder()
@@ -170,11 +210,19 @@ struct ProfileTests {
             // A value of the right type that the option refuses: named with the line that set it.
             (
                 "[profile.pets]\nto = \"\(server.url("/x"))\"\nconcurrency = 0\n", "pets",
-                "uploader-tui: config.toml:3: profile 'pets': --concurrency takes auto or a number of requests"
+                "/config.toml:3: profile 'pets': --concurrency takes auto or a number of requests"
             ),
             (
                 "[profile.pets]\nto = \"\(server.url("/x"))\"\nheaders = [\"Bad Header\"]\n", "pets",
-                "uploader-tui: config.toml:3: profile 'pets': -H 'Bad Header': not a header"
+                "/config.toml:3: profile 'pets': -H 'Bad Header': not a header"
+            ),
+            (
+                "[profile.pets]\nto = \"\(server.url("/x"))\"\nput = \"\(server.url("/y/"))\"\n", "pets",
+                "/config.toml:3: profile 'pets' sets put and to (line 2): use only one of to, put and presign"
+            ),
+            (
+                "retries = 3\n[profile.pets]\nto = \"\(server.url("/x"))\"\n", "pets",
+                "/config.toml:1: 'retries' is outside any section: settings go under [defaults] or [profile.NAME]"
             ),
         ]
         for (config, profile, expected) in cases {
@@ -182,6 +230,10 @@ struct ProfileTests {
             let outcome = try await ChildProcess.run(
                 binary, [folder.path, "-p", profile, "--no-tui"], environment: home.environment)
             #expect(outcome.status == 2, "\(expected): \(outcome.standardError)")
+            // Every error about the file names it the same way, whole, whether its TOML, a key or a value is wrong.
+            #expect(
+                profile == "pest" || outcome.standardError.hasPrefix("uploader-tui: \(home.file):"),
+                "\(outcome.standardError)")
             // config show refuses what a run refuses, in the same words.
             let shown = try await ChildProcess.run(
                 binary, ["config", "show", "-p", profile], environment: home.environment)
@@ -229,6 +281,9 @@ struct ProfileTests {
         let missing = try await ChildProcess.run(binary, [folder.path, "-p", "pets", "--no-tui"])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("no profile 'pets': there is no "), "\(missing.standardError)")
+        let aFolder = try await ChildProcess.run(binary, [folder.path, "--config", home.folder.path, "--no-tui"])
+        #expect(aFolder.status == 2)
+        #expect(aFolder.standardError == "uploader-tui: \(home.folder.path): is a folder, not a TOML file\n")
         await server.stop()
     }
 
@@ -248,12 +303,18 @@ struct ProfileTests {
             spellings.formUnion(names)
             guard notSettings.isDisjoint(with: names) else { continue }
             let key = names.lazy.compactMap { name in
-                name.hasPrefix("--") ? ProfileKey.forLong(String(name.dropFirst(2))) : ProfileKey.forShort(name.last!)
+                guard name.hasPrefix("--") else { return ProfileKey.forShort(name.last!) }
+                let long = String(name.dropFirst(2))
+                return ProfileKey.forLong(long) ?? ProfileKey.forInverse(long)
             }.first
             #expect(key != nil, "no profile key for \(names)")
         }
         for key in ProfileKey.all {
             #expect(spellings.contains(key.spelling), "\(key.name): upload has no \(key.spelling)")
+            // A file's `true` can be switched off for one run.
+            if let inverse = key.inverse {
+                #expect(spellings.contains("--" + inverse), "\(key.name): upload has no --\(inverse)")
+            }
         }
     }
 }

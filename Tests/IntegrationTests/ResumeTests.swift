@@ -167,9 +167,14 @@ struct ResumeTests {
         #expect(retried.standardError.contains("[3/3] done"), "\(retried.standardError)")
         #expect(await server.server.statistics.filesStored == before + 3)
 
+        let beforeNothing = try await ChildProcess.run(binary, ["history", "--journal", journal])
         let nothing = try await ChildProcess.run(binary, base + ["--token", "right", "--retry-failed"])
         #expect(nothing.status == 3)
         #expect(nothing.standardError.contains("no file failed last time"))
+        // Nothing was sent: no run is recorded, as for an empty folder.
+        let afterNothing = try await ChildProcess.run(binary, ["history", "--journal", journal])
+        #expect(afterNothing.standardOutput == beforeNothing.standardOutput)
+        #expect(!afterNothing.standardOutput.contains("0 done, 0 failed, 0 cancelled, 0 skipped"))
         let nothingPlanned = try await ChildProcess.run(
             binary, base + ["--token", "right", "--retry-failed", "--dry-run"])
         #expect(nothingPlanned.status == 3)
@@ -183,7 +188,7 @@ struct ResumeTests {
         let history = try await ChildProcess.run(binary, ["history", "--journal", journal])
         #expect(history.status == 0, "\(history.standardError)")
         let lines = history.standardOutput.split(separator: "\n").map(String.init)
-        #expect(lines.filter { $0.hasPrefix("run ") }.count == 4, "\(history.standardOutput)")
+        #expect(lines.filter { $0.hasPrefix("run ") }.count == 3, "\(history.standardOutput)")
         #expect(history.standardOutput.contains("3 done, 0 failed"), "the retry run")
         #expect(!history.standardOutput.contains("failed  "), "a failure fixed later is no longer listed")
         #expect(!history.standardOutput.contains("wrong"))
@@ -264,6 +269,15 @@ struct ResumeTests {
         #expect(unwritable.standardError.contains("/dev/null/j.sqlite"))
         #expect(unwritable.standardError.split(separator: "\n").count == 1)
 
+        // A folder named with --journal is never created (a typo would leave a stray tree); the default's is.
+        let typo = folder.path + ".no-such/dir"
+        let missing = try await ChildProcess.run(binary, [folder.path, "--journal", typo + "/j.sqlite"] + target)
+        #expect(missing.status == 2)
+        #expect(
+            missing.standardError
+                == "uploader-tui: --journal \(typo)/j.sqlite: no folder \(typo) (create it first)\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.path + ".no-such"))
+
         let shared = folder.path + ".shared.sqlite"
         // At 4 KiB/s the first run cannot finish its 400 KB file however slowly the second one starts.
         let slow = try ChildProcess.start(binary, [folder.path, "--journal", shared, "--limit-rate", "4K"] + target)
@@ -275,6 +289,12 @@ struct ResumeTests {
         #expect(second.standardError.contains(shared))
         #expect(second.standardError.contains("--journal"))
         #expect(await server.server.statistics.filesStored == 0, "nothing was sent by the refused run")
+
+        let state = folder.path + ".state"
+        let byDefault = try await ChildProcess.run(
+            binary, [folder.path] + target, environment: ["XDG_STATE_HOME": state])
+        #expect(byDefault.status == 0, "\(byDefault.standardError)")
+        #expect(FileManager.default.fileExists(atPath: state + "/uploader-tui/journal.sqlite"))
         await server.stop()
     }
 }

@@ -361,7 +361,8 @@ public final class PreparedJournal: Sendable {
         }
     }
 
-    /// The files whose last outcome at `destination` was a failure, read without beginning a run (`--dry-run`).
+    /// The files whose last outcome at `destination` was a failure, read without beginning a run (`--dry-run`, and
+    /// `--retry-failed`, whose run is not recorded when there is nothing to retry).
     /// - Throws: `JournalError` when the journal cannot be read.
     public func failedFiles(destination: String) throws(JournalError) -> [String] {
         do {

@@ -5,7 +5,8 @@ public struct CommandLineSettings: Sendable, Equatable {
     public var profile: String?
     /// `--config PATH`.
     public var configPath: String?
-    /// Each key the command line sets, with the last value given (every value for repeatable options).
+    /// Each key the command line sets, with the last value given (every value for repeatable options); a flag
+    /// switched off (`--no-verify`, `--resume`) is `.flag(false)`.
     public var values: [String: SettingValue] = [:]
 
     /// Options that are not settings but take a value, so it is not read as a path.
@@ -32,6 +33,8 @@ public struct CommandLineSettings: Sendable, Equatable {
                 default:
                     if let key = ProfileKey.forLong(name) {
                         set(key, nextValue(attached: key.kind == .flag ? "" : attached))
+                    } else if let key = ProfileKey.forInverse(name) {
+                        values[key.name] = .flag(false)
                     } else if Self.otherValueOptions.contains(name), attached == nil {
                         index += 1
                     }

@@ -32,8 +32,8 @@ public struct ConfigFile: Sendable, Equatable {
 
     /// Parses and checks `text`.
     /// - Parameter shownPath: The path named in errors.
-    /// - Throws: `ConfigError` for TOML syntax, an unknown section or setting, or a value of the wrong type; the
-    ///   first by line.
+    /// - Throws: `ConfigError` for TOML syntax, an unknown section or setting, a setting outside any section, a value
+    ///   of the wrong type, or two settings of a section that exclude each other; the first by line.
     public init(text: String, shownPath: String) throws(ConfigError) {
         self.shownPath = shownPath
         let root: TOMLTable
@@ -69,6 +69,18 @@ public struct ConfigFile: Sendable, Equatable {
                     profiles[profile] = Self.section(
                         section, profile: profile, path: [name, profile], lines: lines, problem: problem)
                 }
+            case ("defaults", nil), ("profile", nil):
+                problem(
+                    .wrongType, [name],
+                    "'\(name)' must be a section, [\(name == "profile" ? "profile.NAME" : name)], not "
+                        + Self.article(value.type.description))
+            case (_, nil):
+                // A key before the first section header belongs to no section.
+                let hint = ProfileKey.named(name) == nil ? ProfileKey.suggestion(for: name) : nil
+                problem(
+                    .unknownKey, [name],
+                    "'\(name)' is outside any section: settings go under [defaults] or [profile.NAME]"
+                        + (hint.map { " (did you mean '\($0)'?)" } ?? ""))
             default:
                 problem(.unknownKey, [name], "unknown section '\(name)' (expected [defaults] or [profile.NAME])")
             }
@@ -81,9 +93,14 @@ public struct ConfigFile: Sendable, Equatable {
     /// Reads the file at `path`; nil when there is none and `required` is false.
     /// - Throws: `ConfigError` when it cannot be read or is broken.
     public static func load(path: String, shownPath: String, required: Bool) throws(ConfigError) -> ConfigFile? {
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             guard required else { return nil }
             throw ConfigError(code: .unreadable, file: shownPath, line: nil, reason: "\(shownPath): no such file")
+        }
+        guard !isFolder.boolValue else {
+            throw ConfigError(
+                code: .unreadable, file: shownPath, line: nil, reason: "\(shownPath): is a folder, not a TOML file")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(code: .unreadable, file: shownPath, line: nil, reason: "\(shownPath): cannot be read")
@@ -116,12 +133,27 @@ public struct ConfigFile: Sendable, Equatable {
             guard let converted = convert(value, for: key) else {
                 problem(
                     .wrongType, path + [name],
-                    "\(owner): \(name) takes \(expected(key.kind)), not \(article(value.type.description))")
+                    "\(owner): \(name) takes \(expected(key.kind)), not \(Self.article(value.type.description))")
                 continue
             }
             entries.append(Entry(key: key, value: converted, line: lines.line(of: path + [name])))
         }
-        return Section(profile: profile, entries: entries.sorted { ($0.line ?? .max) < ($1.line ?? .max) })
+        entries.sort { ($0.line ?? .max) < ($1.line ?? .max) }
+        for group in ProfileKey.exclusiveGroups {
+            let chosen = entries.filter { group.contains($0.key.name) && $0.value.isOn }
+            guard chosen.count > 1 else { continue }
+            let (first, second) = (chosen[0], chosen[1])
+            problem(
+                .conflicting, path + [second.key.name],
+                "\(owner) sets \(second.key.name) and \(first.key.name)\(first.line.map { " (line \($0))" } ?? ""): "
+                    + "use only one of \(listed(group))")
+        }
+        return Section(profile: profile, entries: entries)
+    }
+
+    /// `to, put and presign`.
+    private static func listed(_ names: [String]) -> String {
+        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
     }
 
     private static func convert(_ value: any TOMLValueConvertible, for key: ProfileKey) -> SettingValue? {

@@ -5,7 +5,8 @@
 /// checked exactly as typed ones are. A setting the command line gives is left out of them, so nothing depends on
 /// how ArgumentParser treats an option given twice. Repeatable options (`headers`, `fields`) add up, as curl's
 /// `-H` adds to the headers of its config file, except that a header or field the command line names replaces the
-/// file's of the same name. A destination on the command line (`--to`, `--put` or `--presign`) replaces the file's.
+/// file's of the same name. A destination on the command line (`--to`, `--put` or `--presign`) replaces the file's,
+/// and a profile's replaces `[defaults]`' (likewise `token_command` and `refresh_url`: `ProfileKey.exclusiveGroups`).
 public struct EffectiveSettings: Sendable {
     /// Where a setting's value came from.
     public enum Origin: Sendable, Equatable, CustomStringConvertible {
@@ -19,14 +20,15 @@ public struct EffectiveSettings: Sendable {
         public var description: String {
             switch self {
             case .flag: "flag"
-            case .profile(let name, let file, let line): "profile \(name) (\(Self.place(file, line)))"
-            case .defaults(let file, let line): "defaults (\(Self.place(file, line)))"
+            case .profile(let name, let file, let line): "profile \(name) (\(Self.shortPlace(file, line)))"
+            case .defaults(let file, let line): "defaults (\(Self.shortPlace(file, line)))"
             case .combined(let origin): "\(origin) + flag"
             case .builtIn: "built-in"
             }
         }
 
-        /// Where in the file, for an error about the value: `config.toml:5: profile 'pets'`; nil for a flag.
+        /// Where in the file, for an error about the value: `~/.config/uploader-tui/config.toml:5: profile 'pets'`,
+        /// the file named as every config error names it (`ConfigError`); nil for a flag.
         public var fileLocation: String? {
             switch self {
             case .profile(let name, let file, let line): "\(Self.place(file, line)): profile '\(name)'"
@@ -35,9 +37,13 @@ public struct EffectiveSettings: Sendable {
             }
         }
 
+        /// `config.toml:5` in `config show`'s table, whose first line names the whole path.
+        private static func shortPlace(_ file: String, _ line: Int?) -> String {
+            place(file.split(separator: "/").last.map(String.init) ?? file, line)
+        }
+
         private static func place(_ file: String, _ line: Int?) -> String {
-            let name = file.split(separator: "/").last.map(String.init) ?? file
-            return line.map { "\(name):\($0)" } ?? name
+            line.map { "\(file):\($0)" } ?? file
         }
     }
 
@@ -77,16 +83,21 @@ public struct EffectiveSettings: Sendable {
                     code: .unknownProfile, file: "", line: nil,
                     reason: "no profile '\(profile)': there is no config file (see uploader-tui config path)")
             }
+            let section = try file.profile(profile)
+            // A profile's destination replaces [defaults]' whichever kind it is, as a flag's replaces the file's.
+            for entry in section.entries where entry.value.isOn {
+                for name in ProfileKey.exclusiveGroup(of: entry.key.name) { fromFile[name] = nil }
+            }
             // A profile's value replaces the default's whole, lists included, so a profile can drop a default header.
-            for entry in try file.profile(profile).entries {
+            for entry in section.entries {
                 fromFile[entry.key.name] = (
                     entry.value, .profile(profile, file: file.shownPath, line: entry.line)
                 )
             }
         }
         let typed = commandLine.values
-        if !ProfileKey.destinations.isDisjoint(with: typed.keys) {
-            for name in ProfileKey.destinations { fromFile[name] = nil }
+        for (typedName, value) in typed where value.isOn {
+            for name in ProfileKey.exclusiveGroup(of: typedName) { fromFile[name] = nil }
         }
 
         var settings: [Setting] = []

@@ -8,7 +8,7 @@ public struct ProfileKey: Sendable, Hashable {
         case integer
         /// An integer or a floating-point number.
         case number
-        /// A boolean: `true` adds the flag, `false` leaves it out.
+        /// A boolean: `true` adds the flag, `false` leaves it out; on the command line its `inverse` switches it off.
         case flag
         /// A repeatable option: an array of strings, or a table whose entries are joined as `name<separator>value`.
         case list(separator: String)
@@ -41,8 +41,22 @@ public struct ProfileKey: Sendable, Hashable {
     /// How the option is written on a command line: `--limit-rate`, or `-H` for short-only ones.
     public var spelling: String { long.map { "--" + $0 } ?? "-" + String(short!) }
 
-    /// Keys that pick the destination: one given on the command line replaces all of the file's.
-    public static let destinations: Set<String> = ["to", "put", "presign"]
+    /// The long option without dashes that switches a flag off for one run, as curl's `--no-` options do:
+    /// `no-verify` for `verify`, and `resume` for `no_resume`; nil for other kinds.
+    public var inverse: String? {
+        guard kind == .flag, let long else { return nil }
+        return long.hasPrefix("no-") ? String(long.dropFirst(3)) : "no-" + long
+    }
+
+    /// Keys of which a run takes one: the destination, the way to a new token. One section of the file sets at most
+    /// one of a group; one a profile sets replaces `[defaults]`' of its group, and one the command line sets replaces
+    /// the file's.
+    public static let exclusiveGroups: [[String]] = [
+        ["to", "put", "presign"], ["token_command", "refresh_url"], ["http1_1", "http2"],
+    ]
+
+    /// The keys of `name`'s exclusive group, itself included; empty when it has none.
+    static func exclusiveGroup(of name: String) -> [String] { exclusiveGroups.first { $0.contains(name) } ?? [] }
 
     /// Every upload option, in the order `config show` lists them. A new option is one line here; a test checks
     /// this table against the options `upload` declares, so it cannot fall behind.
@@ -89,6 +103,9 @@ public struct ProfileKey: Sendable, Hashable {
     /// The key a command-line option stands for: `--limit-rate`'s or `-H`'s.
     public static func forLong(_ long: String) -> ProfileKey? { all.first { $0.long == long } }
     public static func forShort(_ short: Character) -> ProfileKey? { all.first { $0.short == short } }
+
+    /// The flag a command-line option switches off: `--no-verify`'s or `--resume`'s.
+    public static func forInverse(_ long: String) -> ProfileKey? { all.first { $0.inverse == long } }
 
     /// The closest key to a misspelt one, for "did you mean".
     public static func suggestion(for name: String) -> String? {

@@ -8,6 +8,9 @@ public enum SettingValue: Sendable, Equatable {
     /// A repeatable option's values, each as it is written after `-H` or `-F`.
     case list([String])
 
+    /// False for a flag that is off; such a value picks nothing of an exclusive group (`ProfileKey.exclusiveGroups`).
+    var isOn: Bool { self != .flag(false) }
+
     /// The arguments that give this value to `key`'s option; none for a flag that is off.
     func arguments(for key: ProfileKey) -> [String] {
         switch self {

@@ -25,6 +25,23 @@ struct CommandLineSettingsTests {
         #expect(typed.values.count == 8)
     }
 
+    @Test("--no-X switches flag X off, --X for a flag named no-X; the last of the two given wins")
+    func inverses() {
+        let typed = CommandLineSettings(arguments: [
+            "photos", "--no-recursive", "--verify", "--no-verify", "--no-strip-metadata", "--tui", "--resume",
+            "--no-http2", "--no-json", "--json", "--idempotency-key",
+        ])
+        #expect(typed.values["recursive"] == .flag(false))
+        #expect(typed.values["verify"] == .flag(false))
+        #expect(typed.values["strip_metadata"] == .flag(false))
+        #expect(typed.values["no_tui"] == .flag(false))
+        #expect(typed.values["no_resume"] == .flag(false))
+        #expect(typed.values["no_idempotency_key"] == .flag(false))
+        #expect(typed.values["http2"] == .flag(false))
+        #expect(typed.values["json"] == .flag(true))
+        #expect(typed.values.count == 8)
+    }
+
     @Test("--profile and the value of an option that is not a setting are not taken for settings")
     func others() {
         let typed = CommandLineSettings(arguments: [

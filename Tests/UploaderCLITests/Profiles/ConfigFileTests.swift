@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import UploaderCLI
@@ -94,6 +95,57 @@ struct ConfigFileTests {
                 == "~/.config/uploader-tui/config.toml:3: profile 'pets': retries takes an integer, not a string")
         let flag = try #require(self.error("[profile.pets]\nrecursive = \"yes\"\n"))
         #expect(flag.description.hasSuffix(":2: profile 'pets': recursive takes true or false, not a string"))
+    }
+
+    @Test("a key outside any section is said to be one, with where it goes, not taken for a section")
+    func topLevelKey() throws {
+        let known = try #require(self.error("retries = 3\n[defaults]\nconcurrency = 2\n"))
+        #expect(known.code == .unknownKey)
+        #expect(
+            known.description
+                == "~/.config/uploader-tui/config.toml:1: 'retries' is outside any section: settings go under "
+                + "[defaults] or [profile.NAME]")
+        let misspelt = try #require(self.error("\nretrys = 3\n"))
+        #expect(
+            misspelt.description.hasSuffix(
+                ":2: 'retrys' is outside any section: settings go under [defaults] "
+                    + "or [profile.NAME] (did you mean 'retries'?)"))
+        let defaults = try #require(self.error("defaults = 3\n"))
+        #expect(defaults.description.hasSuffix(":1: 'defaults' must be a section, [defaults], not an integer"))
+    }
+
+    @Test("one section setting two destinations (or two token sources) is refused with both lines")
+    func exclusiveSettings() throws {
+        let both = try #require(self.error("[profile.pets]\nto = \"http://x/\"\nput = \"http://y/\"\n"))
+        #expect(both.code == .conflicting)
+        #expect(
+            both.description
+                == "~/.config/uploader-tui/config.toml:3: profile 'pets' sets put and to (line 2): use only one of to, "
+                + "put and presign")
+        let tokens = try #require(
+            self.error("[defaults]\nrefresh_url = \"http://x/\"\ntoken_command = \"pass x\"\n"))
+        #expect(
+            tokens.description.hasSuffix(
+                ":3: [defaults] sets token_command and refresh_url (line 2): use only one of token_command and "
+                    + "refresh_url"))
+        // [defaults] and a profile each setting one is no conflict: the profile's replaces it (EffectiveSettings).
+        #expect(self.error("[defaults]\nto = \"http://x/\"\n[profile.a]\nput = \"http://y/\"\n") == nil)
+    }
+
+    @Test("--config naming a folder says so; a missing file says so")
+    func folder() throws {
+        let folder = FileManager.default.temporaryDirectory.path
+        #expect(
+            throws: ConfigError(
+                code: .unreadable, file: folder, line: nil, reason: "\(folder): is a folder, not a TOML file")
+        ) {
+            try ConfigFile.load(path: folder, shownPath: folder, required: true)
+        }
+        let missing = folder + "/no-such-config-\(getpid()).toml"
+        #expect(throws: ConfigError(code: .unreadable, file: missing, line: nil, reason: "\(missing): no such file")) {
+            try ConfigFile.load(path: missing, shownPath: missing, required: true)
+        }
+        #expect(try ConfigFile.load(path: missing, shownPath: missing, required: false) == nil)
     }
 
     @Test("the first problem by line is reported, whichever profile it is in")

@@ -47,6 +47,28 @@ struct EffectiveSettingsTests {
         #expect(origin(effective, "recursive") == "flag")
     }
 
+    @Test("a flag switched off on the command line beats the file's true: shown false, its option left out")
+    func flagSwitchedOff() throws {
+        let file = try ConfigFile(
+            text: "[defaults]\nrecursive = true\nverify = true\nno_tui = true\nhttp2 = true\n",
+            shownPath: "~/.config/uploader-tui/config.toml")
+        func effective(_ arguments: [String]) throws -> EffectiveSettings {
+            try EffectiveSettings(file: file, profile: nil, commandLine: CommandLineSettings(arguments: arguments))
+        }
+        #expect(try effective([]).fileArguments == ["--recursive", "--no-tui", "--verify", "--http2"])
+        let off = try effective(["--no-recursive", "--no-verify", "--tui", "--no-http2"])
+        #expect(off.fileArguments.isEmpty)
+        for key in ["recursive", "verify", "no_tui", "http2"] {
+            let setting = try #require(off.settings.first { $0.key.name == key })
+            #expect(setting.value == .flag(false), "\(key)")
+            #expect(setting.origin == .flag, "\(key)")
+            #expect(setting.shownValue == "false", "\(key)")
+        }
+        // --http1.1 replaces the file's --http2, as --put replaces its --to; --no-http1.1 picks nothing.
+        #expect(try effective(["--http1.1"]).fileArguments == ["--recursive", "--no-tui", "--verify"])
+        #expect(try effective(["--no-http1.1"]).fileArguments.contains("--http2"))
+    }
+
     @Test("headers add up; a header the command line names replaces the file's of that name")
     func headersAdd() throws {
         let effective = try settings(["-H", "x-team: cats", "-H", "X-Extra: 1"])
@@ -64,6 +86,38 @@ struct EffectiveSettingsTests {
         #expect(!effective.fileArguments.contains { $0.hasPrefix("--to") })
         #expect(origin(effective, "put") == "flag")
         #expect(origin(effective, "to") == nil)
+    }
+
+    @Test("a profile's destination replaces [defaults]' whichever kind it is; so does its way to a new token")
+    func profileDestination() throws {
+        let file = try ConfigFile(
+            text: """
+                [defaults]
+                to = "http://127.0.0.1:9/datasets/all/images"
+                refresh_url = "http://127.0.0.1:9/auth/refresh"
+                [profile.work]
+                put = "http://127.0.0.1:9/files/"
+                token_command = "pass show work"
+                [profile.plain]
+                retries = 1
+                """,
+            shownPath: "~/.config/uploader-tui/config.toml")
+        let work = try EffectiveSettings(file: file, profile: "work", commandLine: CommandLineSettings(arguments: []))
+        #expect(
+            work.fileArguments == ["--put=http://127.0.0.1:9/files/", "--token-command=pass show work"])
+        let plain = try EffectiveSettings(file: file, profile: "plain", commandLine: CommandLineSettings(arguments: []))
+        #expect(plain.fileArguments.contains("--to=http://127.0.0.1:9/datasets/all/images"))
+        #expect(plain.fileArguments.contains("--refresh-url=http://127.0.0.1:9/auth/refresh"))
+    }
+
+    @Test("an error about a file's value names the file as every config error does, whole; the table its name")
+    func errorPlace() throws {
+        let effective = try settings([])
+        let concurrency = try #require(effective.settings.first { $0.key.name == "concurrency" })
+        #expect(concurrency.origin.fileLocation == "~/.config/uploader-tui/config.toml:8: profile 'pets'")
+        #expect(concurrency.origin.description == "profile pets (config.toml:8)")
+        let retries = try #require(effective.settings.first { $0.key.name == "retries" })
+        #expect(retries.origin.fileLocation == "~/.config/uploader-tui/config.toml:3: [defaults]")
     }
 
     @Test("a token is masked, and so is a password in a URL")

@@ -17,6 +17,23 @@ struct ProfileKeyTests {
         #expect(ProfileKey.forShort("r")?.name == "recursive")
     }
 
+    @Test("every flag has an inverse that switches it off: --no-X for --X, and --X for --no-X")
+    func inverses() {
+        #expect(ProfileKey.named("recursive")?.inverse == "no-recursive")
+        #expect(ProfileKey.named("strip_metadata")?.inverse == "no-strip-metadata")
+        #expect(ProfileKey.named("http1_1")?.inverse == "no-http1.1")
+        #expect(ProfileKey.named("no_tui")?.inverse == "tui")
+        #expect(ProfileKey.named("no_resume")?.inverse == "resume")
+        #expect(ProfileKey.named("no_idempotency_key")?.inverse == "idempotency-key")
+        #expect(ProfileKey.named("retries")?.inverse == nil)
+        #expect(ProfileKey.forInverse("no-verify")?.name == "verify")
+        #expect(ProfileKey.forInverse("tui")?.name == "no_tui")
+        let flags = ProfileKey.all.filter { $0.kind == .flag }
+        #expect(flags.allSatisfy { $0.inverse != nil })
+        // No inverse is another key's option.
+        #expect(flags.allSatisfy { ProfileKey.forLong($0.inverse!) == nil })
+    }
+
     @Test("a misspelling suggests the nearest key; nonsense suggests none")
     func suggestions() {
         #expect(ProfileKey.suggestion(for: "concurency") == "concurrency")
