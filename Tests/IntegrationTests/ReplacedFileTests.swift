@@ -91,6 +91,25 @@ struct ReplacedFileTests {
         #expect(error.contains("file changed while uploading: size 2000000 became"), "\(failed)")
     }
 
+    @Test("a file of the same size and time moved over the one being sent fails it: the old bytes went out")
+    func replacedAlikeWhilePut() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("swap-alike")
+        let path = try folder.write("big.bin", size: 2_000_000, seed: 4)
+        let outcome = try await run(folder, to: server) {
+            let other = folder.path + ".other"
+            try Data(repeating: 7, count: 2_000_000).write(to: URL(fileURLWithPath: other))
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            try FileManager.default.setAttributes(
+                [.modificationDate: attributes[.modificationDate]!], ofItemAtPath: other)
+            #expect(rename(other, path) == 0)
+        }
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try #require(try events(outcome.standardOutput, "failed").first)
+        #expect(
+            (failed["error"] as? String ?? "").contains("another file took its place during the upload"), "\(failed)")
+    }
+
     @Test("one changed file of a multipart batch fails alone; the rest of its request is sent")
     func changedInBatch() async throws {
         let server = try await ServerFixture.start()

@@ -390,12 +390,20 @@ final class CurlTransfer: @unchecked Sendable {
         return text.contains("alert") && (text.contains("certificate") || text.contains("unknown ca"))
     }
 
-    /// The `fileChanged` error when a file's size or modification time differs from the scan's.
+    /// The `fileChanged` error when a file's size or modification time differs from the scan's, or its path names
+    /// another file now: one moved over it during the upload, whose size and time may well match, while the
+    /// bytes sent were the old file's.
     func changedFile() -> UploadError? {
         for item in request.files {
             var info = stat()
             guard item.path.withCString({ stat($0, &info) }) == 0 else {
                 return UploadError(.fileChanged, file: item.relativePath, cause: "the file is gone")
+            }
+            if let identity = item.identity,
+                identity != FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+            {
+                let cause = "another file took its place during the upload; what was sent is the file it replaced"
+                return UploadError(.fileChanged, file: item.relativePath, cause: cause)
             }
             let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
             if Int64(info.st_size) != item.size || modified != item.modified {
