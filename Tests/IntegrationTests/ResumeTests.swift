@@ -283,12 +283,25 @@ struct ResumeTests {
         let slow = try ChildProcess.start(binary, [folder.path, "--journal", shared, "--limit-rate", "4K"] + target)
         try await waitUntil("the first run's request") { await server.server.statistics.requests >= 1 }
         let second = try await ChildProcess.run(binary, [folder.path, "--journal", shared] + target)
+        // A link to the journal is the journal: its lock is the one beside the file, not beside the link.
+        let link = folder.path + ".link.sqlite"
+        #expect(symlink(shared, link) == 0)
+        let throughLink = try await ChildProcess.run(binary, [folder.path, "--journal", link] + target)
         slow.signal(SIGKILL)
         _ = await slow.wait()
         #expect(second.status == 2)
         #expect(second.standardError.contains(shared))
         #expect(second.standardError.contains("--journal"))
-        #expect(await server.server.statistics.filesStored == 0, "nothing was sent by the refused run")
+        #expect(throughLink.status == 2 && throughLink.standardError.contains("in use"), "\(throughLink.standardError)")
+        #expect(await server.server.statistics.filesStored == 0, "nothing was sent by the refused runs")
+        // A journal first made through a link to where it will be is owner-only, as any journal.
+        let made = folder.path + ".made.sqlite"
+        #expect(symlink(made, folder.path + ".to-made.sqlite") == 0)
+        let first = try await ChildProcess.run(
+            binary, [folder.path, "--journal", folder.path + ".to-made.sqlite"] + target)
+        #expect(first.status == 0, "\(first.standardError)")
+        var info = stat()
+        #expect(stat(made, &info) == 0 && info.st_mode & 0o077 == 0, "mode \(String(info.st_mode, radix: 8))")
 
         let state = folder.path + ".state"
         let byDefault = try await ChildProcess.run(

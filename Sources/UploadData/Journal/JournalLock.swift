@@ -48,6 +48,27 @@ struct JournalLock: ~Copyable {
 
 /// File-system chores around the journal file.
 enum JournalFiles {
+    /// `path` with its links resolved, so a link to a journal locks and creates the journal itself (its lock file
+    /// sits beside it, not beside the link, and it is created 0600); a link to a missing file resolves to where the
+    /// file would be. A path that names no link is returned whole, its folders resolved.
+    static func resolved(_ path: String) -> String {
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        var target = path
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = buffer.withUnsafeMutableBufferPointer { readlink(path, $0.baseAddress!, $0.count - 1) }
+        if count > 0 {
+            let link = String(decoding: buffer[..<count], as: UTF8.self)
+            target = link.hasPrefix("/") ? link : (path as NSString).deletingLastPathComponent + "/" + link
+        }
+        let folder = (target as NSString).deletingLastPathComponent
+        guard let real = realpath(folder.isEmpty ? "." : folder, nil) else { return target }
+        defer { free(real) }
+        return String(cString: real) + "/" + (target as NSString).lastPathComponent
+    }
+
     /// Refuses a journal path that names something other than a file (`/dev/null`, a folder, a FIFO): SQLite would
     /// put its lock and journal files beside it, or wait on it.
     static func checkIsFile(_ path: String) throws(JournalError) {

@@ -46,7 +46,7 @@ public struct RunSummary: Sendable, Equatable {
 extension SQLiteJournal {
     /// Whether a run is writing the journal at `path` now.
     public static func isInUse(path: String) -> Bool {
-        JournalLock.isHeld(journalPath: path)
+        JournalLock.isHeld(journalPath: JournalFiles.resolved(path))
     }
 
     /// Where the journal lives unless `--journal` says otherwise, following the XDG base directory spec.

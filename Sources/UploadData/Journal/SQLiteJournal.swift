@@ -46,7 +46,8 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     /// part of opening that can go on while the files are scanned, and that a failed scan leaves without a run.
     ///
     /// - Throws: `JournalError`; a file that is not a journal is left untouched.
-    public static func prepare(path: String) throws(JournalError) -> PreparedJournal {
+    public static func prepare(path given: String) throws(JournalError) -> PreparedJournal {
+        let path = JournalFiles.resolved(given)
         try JournalFiles.checkIsFile(path)
         try JournalFiles.makeParentFolders(of: path)
         let lock = try JournalLock(journalPath: path)
