@@ -66,6 +66,13 @@ public actor HeadlessReporter {
         flush()
     }
 
+    /// Says, as it happens and even under `--quiet`, that the journal stopped recording: a long run should not
+    /// learn at its end that its work will be sent again.
+    public func journalFailed(_ text: String) {
+        output.standardError("uploader-tui: warning: \(text); the run goes on, but a rerun sends again what it does")
+        flush()
+    }
+
     /// Says once that the batch stops, and how many uploads it lets finish.
     public func stopping(_ snapshot: UploadSnapshot) {
         let active = snapshot.progress.counts.active

@@ -257,9 +257,14 @@ struct UploadRun {
             }
         }
         let ticker = Task(executorPreference: executor) {
+            var journalFailed = false
             while !Task.isCancelled {
                 try? await Task.sleep(for: HeadlessReporter.flushInterval)
                 await reporter.progress(await session.snapshot())
+                if !journalFailed, let failure = journal?.writeFailure {
+                    journalFailed = true
+                    await reporter.journalFailed(failure.description)
+                }
             }
         }
         await session.start(skipping: done.files, earlierResults: done.results)

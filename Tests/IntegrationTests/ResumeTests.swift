@@ -227,6 +227,28 @@ struct ResumeTests {
         await server.stop()
     }
 
+    @Test("a journal removed while the run writes it is said at once and in the exit code: its reruns would resend")
+    func journalRemovedDuringRun() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("journal-removed")
+        try folder.write("slow.bin", size: 300_000, seed: 3)
+        let journal = folder.path + ".journal.sqlite"
+        let child = try ChildProcess.start(
+            binary,
+            [folder.path, "--put", server.url("/files/gone/"), "--json", "--journal", journal, "--bwlimit", "200K"])
+        try await waitUntil("the upload's start") {
+            (try? ndjson(child.standardOutputSoFar))?.contains { $0["event"] as? String == "started" } == true
+        }
+        for suffix in ["", "-wal", "-shm", ".lock"] { unlink(journal + suffix) }
+        let outcome = await child.wait()
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        #expect(
+            outcome.standardError.contains("removed or replaced while this run wrote it"), "\(outcome.standardError)")
+        let summary = try #require(try ndjson(outcome.standardOutput).last)
+        #expect(summary["done"] as? Int == 1 && summary["journal_error"] != nil)
+        await server.stop()
+    }
+
     @Test("the journal keeps each file's XXH3-128: hashed while sending a PUT, after the answer for a form")
     func contentHashes() async throws {
         let server = try await ServerFixture.start()

@@ -1,4 +1,5 @@
 import Foundation
+import UploadDomain
 
 /// An exclusive `flock` on `PATH.lock`, held for the life of a journal, so two runs never write one journal.
 ///
@@ -112,6 +113,13 @@ enum JournalFiles {
             throw .system(.notWritable, path: path, doing: "cannot create it", errno: errno)
         }
         return false
+    }
+
+    /// The device and inode `path` names, or nil when it names nothing.
+    static func identity(of path: String) -> FileIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     /// Modification time in seconds, computed exactly as `FileScanner` does, so equal times compare equal.

@@ -23,6 +23,8 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     private let writer: JournalWriter
     /// Dropped (and so released) by `close`.
     private let lock: Mutex<JournalLock?>
+    /// The file's device and inode when the run began: a journal removed or replaced meanwhile records nothing.
+    private let identity: FileIdentity?
 
     deinit {
         // Not closed: stop the thread but leave the run without an end, as a killed run would.
@@ -88,11 +90,17 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         self.queue = queue
         self.created = created
         self.lock = Mutex(lock)
+        identity = JournalFiles.identity(of: path)
         writer = JournalWriter(queue: queue, path: path, runID: runID)
     }
 
-    /// The last failure to write or read the journal since it opened (a failed batch is lost); worth a warning.
-    public var writeFailure: JournalError? { writer.failure }
+    /// The last failure to write or read the journal since it opened (a failed batch is lost), or its file removed
+    /// or replaced since (what is written goes nowhere a rerun reads); worth a warning.
+    public var writeFailure: JournalError? {
+        if let failure = writer.failure { return failure }
+        guard let identity, JournalFiles.identity(of: path) != identity else { return nil }
+        return JournalError(.sqliteFailure, path: path, reason: "removed or replaced while this run wrote it")
+    }
 
     // MARK: - UploadJournal
 
