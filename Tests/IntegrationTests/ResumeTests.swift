@@ -227,6 +227,24 @@ struct ResumeTests {
         await server.stop()
     }
 
+    @Test("a form stores files by name: one sent as x.txt from its folder is sent again as c/x.txt from the parent")
+    func sameFileUnderAnotherName() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("renamed-form")
+        try folder.write("c/x.txt", size: 100, seed: 1)
+        let journal = ["--journal", folder.path + ".journal.sqlite", "--no-tui"]
+        let target = ["--to", server.url("/datasets/names/images")]
+        let inner = try await ChildProcess.run(binary, [folder.path + "/c"] + target + journal)
+        #expect(inner.status == 0, "\(inner.standardError)")
+        let outer = try await ChildProcess.run(binary, [folder.path, "-r"] + target + journal)
+        #expect(outer.status == 0 && outer.standardError.contains("1 done"), "\(outer.standardError)")
+        let stored = await server.server.statistics.storedByPath
+        #expect(stored["datasets/names/x.txt"] == 1 && stored["datasets/names/c/x.txt"] == 1, "\(stored)")
+        let again = try await ChildProcess.run(binary, [folder.path, "-r"] + target + journal)
+        #expect(again.standardError.contains("1 skipped"), "\(again.standardError)")
+        await server.stop()
+    }
+
     @Test("a journal removed while the run writes it is said at once and in the exit code: its reruns would resend")
     func journalRemovedDuringRun() async throws {
         let server = try await ServerFixture.start()

@@ -3,13 +3,13 @@ import GRDB
 
 /// The upsert of a file's row, bound value by value with SQLite's own calls.
 ///
-/// Through GRDB's arguments each row boxed fifteen values and hashed the statement's text to find it in the cache,
+/// Through GRDB's arguments each row boxed sixteen values and hashed the statement's text to find it in the cache,
 /// which cost more than SQLite's own work. One is made per batch; it runs on the journal's thread only.
 struct FileRowUpsert {
     static let sql = """
         INSERT INTO files (path, destination, size, mtime, phase, attempts, http_status, response,
-            media_id, location, error, run_id, updated_at, content_hash, verified)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            media_id, location, error, run_id, updated_at, content_hash, verified, name)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (path, destination) DO UPDATE SET
             content_hash = CASE
                 WHEN excluded.content_hash IS NOT NULL THEN excluded.content_hash
@@ -18,7 +18,7 @@ struct FileRowUpsert {
             attempts = excluded.attempts, http_status = excluded.http_status, response = excluded.response,
             media_id = excluded.media_id, location = excluded.location, etag = NULL,
             error = excluded.error, run_id = excluded.run_id, updated_at = excluded.updated_at,
-            verified = excluded.verified
+            verified = excluded.verified, name = excluded.name
         """
 
     /// One column's value.

@@ -80,6 +80,11 @@ enum JournalSchema {
             // The part size an upload's parts were cut by; NULL for uploads begun before it was noted.
             try db.execute(sql: "ALTER TABLE multipart_uploads ADD COLUMN part_size INTEGER")
         }
+        migrator.registerMigration("files.name", foreignKeyChecks: .immediate) { db in
+            // The name the file went under (its path in the folder given): a form sends it, and the server stores
+            // by it, so the same file sent from another folder is another upload. NULL for rows written before.
+            try db.execute(sql: "ALTER TABLE files ADD COLUMN name TEXT")
+        }
         return migrator
     }
 

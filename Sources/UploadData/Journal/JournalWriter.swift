@@ -254,7 +254,7 @@ final class JournalWriter: Sendable {
             .text(entry.item.path), .text(entry.destination), .integer(entry.item.size), .real(entry.item.modified),
             .text(phase), .integer(Int64(entry.attempt)), .integer(status.map(Int64.init)), .text(response),
             .text(mediaID), .text(location), .text(error), .integer(runID), .real(time), .text(contentHash),
-            .text(verified),
+            .text(verified), .text(entry.item.relativePath),
         ])
     }
 

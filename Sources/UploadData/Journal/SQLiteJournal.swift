@@ -106,7 +106,9 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
 
     /// Looks all items up in one query, so 10,000 files cost one round trip.
     ///
-    /// The (path, destination) pairs go in as one JSON array, which SQLite walks with `json_each` and joins on
+    /// A row names the file as it was sent (`name`): the same file sent under another name (from another folder
+    /// given, to a form that stores by name) was not uploaded as this one.
+    /// The (path, destination, name) triples go in as one JSON array, which SQLite walks with `json_each` and joins on
     /// the files' unique index; binding 10,000 rows into a temporary table costs several times more.
     /// Size and mtime are compared here, on the stored REAL, so no number takes a trip through decimal text.
     /// A journal this run created, before this run records a file, holds none to look up.
@@ -164,7 +166,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         precondition(items.count == destinations.count, "one destination per item")
         guard !items.isEmpty else { return }
         // By hand: JSONEncoder was a tenth of the time to the first request (docs/engine.md).
-        let pairs = JSONText.array(of: zip(items, destinations).map { [$0.path, $1] })
+        let pairs = JSONText.array(of: zip(items, destinations).map { [$0.path, $1, $0.relativePath] })
         try queue.read { db in
             let rows = try Row.fetchCursor(
                 db,
@@ -174,6 +176,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
                         ON files.path = json_extract(probe.value, '$[0]')
                         AND files.destination = json_extract(probe.value, '$[1]')
                     WHERE files.phase IN (\(phases))
+                        AND (files.name IS NULL OR files.name = json_extract(probe.value, '$[2]'))
                     """,
                 arguments: [pairs])
             while let row = try rows.next() {

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import UploadDomain
 
 /// The `Idempotency-Key` header (IETF httpapi draft) a request carries, so a server that saw it before answers
@@ -33,6 +34,13 @@ public enum IdempotencyKey {
             if let origin {
                 text.append(0)
                 text += origin.preparation.utf8
+            }
+            // The name it is sent under, which a form's server stores it by: only when it is more than the file's
+            // own name (a file in a subfolder), so the keys of a folder's files are those of earlier versions.
+            let name = origin == nil ? item.relativePath : nil
+            if let name, name != (item.path as NSString).lastPathComponent {
+                text += "\0name\0".utf8
+                text += name.utf8
             }
             text.append(UInt8(ascii: "\n"))
         }

@@ -8,10 +8,12 @@ import UploadDomain
 /// The `Idempotency-Key` a request carries: the same for the same files and place, different otherwise.
 @Suite("IdempotencyKey")
 struct IdempotencyKeyTests {
-    private func item(size: Int64 = 10, modified: Double = 1_700_000_000.25, path: String = "/p/cat.jpg") -> UploadItem
-    {
+    private func item(
+        size: Int64 = 10, modified: Double = 1_700_000_000.25, path: String = "/p/cat.jpg", name: String? = nil
+    ) -> UploadItem {
         UploadItem(
-            id: 0, path: path, relativePath: "cat.jpg", size: size, modified: modified, contentType: "image/jpeg")
+            id: 0, path: path, relativePath: name ?? (path as NSString).lastPathComponent, size: size,
+            modified: modified, contentType: "image/jpeg")
     }
 
     @Test("a quoted ut1- string of 32 hex digits; equal for equal identity, different when any part changes")
@@ -27,8 +29,10 @@ struct IdempotencyKeyTests {
             IdempotencyKey.value(url: url, items: [item(path: "/q/cat.jpg")]),
             IdempotencyKey.value(url: url + "/", items: [item()]),
             IdempotencyKey.value(url: url, items: [item(), item(path: "/p/dog.jpg")]),
+            // Sent from the parent folder, under the name a form's server stores it by.
+            IdempotencyKey.value(url: url, items: [item(name: "p/cat.jpg")]),
         ]
-        #expect(Set(others + [key]).count == 6)
+        #expect(Set(others + [key]).count == 7)
     }
 
     @Test("planners add the header, keep a user's own, and add none when switched off")
