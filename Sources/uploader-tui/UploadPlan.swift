@@ -186,6 +186,9 @@ extension UploadCommand {
         } else if let to {
             _ = try Self.validate(url: to, option: "--to")
         }
+        if let framing = CurlEngine.framingHeader(in: headers) {
+            throw UsageError(description: "-H \(framing): set by libcurl from the request, not by -H")
+        }
         if let put { _ = try Self.validate(url: put, option: "--put") }
         if let presign { _ = try Self.validate(url: presign, option: "--presign") }
         do {

@@ -39,4 +39,24 @@ struct UserHeaderTests {
         #expect(lines("Content-Type", in: sentPost).count == 1)
         #expect(sentPost.boundary != nil && sentPost.header("Content-Type")?.hasPrefix("multipart/form-data") == true)
     }
+
+    @Test(
+        "-H with a header libcurl frames the request with is refused, naming it: exit 2, nothing sent",
+        arguments: ["Content-Length: 3", "transfer-encoding: chunked", "Host: other.example", "Connection: close"])
+    func framingHeaderRefused(header: String) async throws {
+        let capture = try RawCapture()
+        defer { capture.stop() }
+        let folder = try TestFolder()
+        try folder.write("a.bin", size: 10, seed: 1)
+        let name = String(header.prefix { $0 != ":" })
+        for mode in [["--to", capture.url], ["--put", capture.url + "/"], ["--presign", capture.url]] {
+            let outcome = try await ChildProcess.run(
+                ChildProcess.uploaderBinary, [folder.path, "--no-resume", "-H", header] + mode)
+            #expect(outcome.status == 2, "\(mode): \(outcome.standardError)")
+            #expect(
+                outcome.standardError.contains("uploader-tui: -H \(name): set by libcurl from the request, not by -H"),
+                "\(outcome.standardError)")
+        }
+        #expect(capture.requests.isEmpty)
+    }
 }
