@@ -50,7 +50,7 @@ public struct MultipartPlanner: RequestPlanner {
         let part =
             "\(fileField)=@\(ShellQuote.formWord(item.path));type=\(item.contentType);filename=\(ShellQuote.formWord(safeName))"
         args.append("-F " + ShellQuote.quote(part))
-        args += ShellQuote.headerArguments(requestHeaders([item]), hasToken: token != nil)
+        args += ShellQuote.headerArguments(requestHeaders([item]), hasToken: token != nil, multipart: true)
         args.append(ShellQuote.quote(Redactor.url(url)))
         return args.joined(separator: " ")
     }
