@@ -30,7 +30,7 @@ public enum SettingValue: Sendable, Equatable {
         case .flag(let on):
             return on ? "true" : "false"
         case .list(let values):
-            return values.map { Self.maskedHeader($0, key: key) }.joined(separator: ", ")
+            return values.map { Self.masked($0, key: key) }.joined(separator: ", ")
         }
     }
 
@@ -39,11 +39,13 @@ public enum SettingValue: Sendable, Equatable {
         key.isSecret || shown(for: key).contains("****")
     }
 
-    private static func maskedHeader(_ line: String, key: ProfileKey) -> String {
-        guard case .list(let separator) = key.kind, separator == ": ",
-            let colon = line.firstIndex(of: ":"), Redactor.isSecretHeader(String(line[..<colon]))
-        else { return line }
-        return line[..<colon] + ": ****"
+    /// A `-H` entry with its value masked when its name says it is a credential, by the rules the command
+    /// line is masked with.
+    private static func masked(_ entry: String, key: ProfileKey) -> String {
+        switch key.kind {
+        case .list(separator: ": "): Redactor.maskedHeader(entry)
+        default: entry
+        }
     }
 
     /// The name part of a list entry (`X-Team` of `X-Team: pets`, `album` of `album=pets`), for overriding by name.
