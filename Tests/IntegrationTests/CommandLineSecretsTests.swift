@@ -38,4 +38,36 @@ struct CommandLineSecretsTests {
                 + "'Name: value' on one line\n",
             "\(outcome.standardError)")
     }
+
+    @Test("-F fields named as secrets are masked in config show and in the process's own command line")
+    func secretFields() async throws {
+        let show = try await ChildProcess.run(
+            ChildProcess.uploaderBinary,
+            [
+                "config", "show", "--to", "http://127.0.0.1:9/x", "-F", "api_key=FORMSECRET", "-F",
+                "password=FORMPASS", "-F", "album=pets",
+            ])
+        #expect(show.status == 0, "\(show.standardError)")
+        let lines = show.standardOutput.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(lines.contains("fields api_key=****, password=****, album=pets flag"), "\(show.standardOutput)")
+
+        let server = try RawCapture()
+        defer { server.stop() }
+        let folder = try TestFolder("cmdline-form")
+        try folder.write("a.png", size: 200_000, seed: 95, prefix: Magic.png)
+        let child = try ChildProcess.start(
+            ChildProcess.uploaderBinary,
+            [
+                folder.path, "--to", server.url, "-F", "api_key=FORMSECRET", "-F", "password=FORMPASS", "-F",
+                "album=pets", "--limit-rate", "50K", "--json", "--no-resume",
+            ])
+        try await waitUntil("the first file's start") { child.standardOutputSoFar.contains("\"started\"") }
+        let cmdline = String(
+            decoding: FileManager.default.contents(atPath: "/proc/\(child.pid)/cmdline") ?? Data(), as: UTF8.self)
+        child.signal(SIGKILL)
+        _ = await child.wait()
+        #expect(!cmdline.contains("FORMSECRET") && !cmdline.contains("FORMPASS"), "\(cmdline)")
+        #expect(cmdline.contains("api_key=**********") && cmdline.contains("password=********"), "\(cmdline)")
+        #expect(cmdline.contains("album=pets"), "\(cmdline)")
+    }
 }

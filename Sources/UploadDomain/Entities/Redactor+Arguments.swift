@@ -1,8 +1,20 @@
-/// Masks the credentials of `-H` arguments where they are quoted back to the user (`config show`, usage
+/// Masks the credentials of `-H` and `-F` arguments where they are quoted back to the user (`config show`, usage
 /// errors), by the rules the process's own command line is masked with.
 extension Redactor {
     /// What a masked value is shown as.
     public static let mask = "****"
+
+    /// Whether a form field (`-F name=value`) of this name carries a secret: the rule of URL query parameters, so
+    /// `api_key` or `password` is hidden in a form as it is in a query.
+    public static func isSecretField<S: StringProtocol>(_ name: S) -> Bool {
+        isSecretParameter(name)
+    }
+
+    /// `name=value` with the value masked when the name says it is a secret: `password=****`.
+    public static func maskedField(_ pair: String) -> String {
+        guard let eq = pair.firstIndex(of: "="), isSecretField(pair[..<eq]) else { return pair }
+        return String(pair[...eq]) + mask
+    }
 
     /// A `-H` line with a credential's value masked: `Authorization: ****`.
     ///

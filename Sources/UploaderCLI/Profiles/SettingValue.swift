@@ -34,16 +34,17 @@ public enum SettingValue: Sendable, Equatable {
         }
     }
 
-    /// True when the value is a credential: a token, or a header such as Authorization.
+    /// True when the value is a credential: a token, a header such as Authorization, a field such as password.
     func holdsSecret(for key: ProfileKey) -> Bool {
         key.isSecret || shown(for: key).contains("****")
     }
 
-    /// A `-H` entry with its value masked when its name says it is a credential, by the rules the command
+    /// A `-H` or `-F` entry with its value masked when its name says it is a credential, by the rules the command
     /// line is masked with.
     private static func masked(_ entry: String, key: ProfileKey) -> String {
         switch key.kind {
         case .list(separator: ": "): Redactor.maskedHeader(entry)
+        case .list(separator: "="): Redactor.maskedField(entry)
         default: entry
         }
     }

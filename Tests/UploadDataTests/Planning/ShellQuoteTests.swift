@@ -52,4 +52,18 @@ struct ShellQuoteTests {
         #expect(lines("Content-Type", in: plain) == ["Content-Type: image/png"], "\(plain)")
         #expect(lines("Expect", in: plain) == ["Expect:"], "\(plain)")
     }
+
+    @Test("a form field named as a secret is left out of the command, as a URL query's value is")
+    func secretFields() {
+        let fields = [
+            FormField(name: "api_key", value: "FORMSECRET"), FormField(name: "password", value: "FORMPASS"),
+            FormField(name: "album", value: "pets"),
+        ]
+        let command = MultipartPlanner(
+            url: "http://h/up", fileField: "file", fields: fields, headers: [], token: nil, batchSize: 1
+        ).curlCommand(for: item)
+        #expect(!command.contains("FORMSECRET") && !command.contains("FORMPASS"), "\(command)")
+        #expect(command.contains("--form-string api_key=REDACTED --form-string password=REDACTED"), "\(command)")
+        #expect(command.contains("--form-string album=pets"), "\(command)")
+    }
 }
