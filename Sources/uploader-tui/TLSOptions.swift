@@ -79,6 +79,7 @@ struct TLSOptions: ParsableArguments {
         options.clientKey = key
         options.proxy = proxy
         options.noProxy = noproxy
+        options.proxyCredentials = ProxyCredentials.secrets(proxy: proxy, environment: environment)
         options.httpVersion = httpVersion?.version ?? .automatic
         options.maxHostConnections = maxHostConnections ?? 0
     }

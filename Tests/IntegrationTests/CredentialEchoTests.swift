@@ -64,6 +64,44 @@ struct CredentialEchoTests {
         )
     }
 
+    @Test(
+        "a proxy's password, user:password and Basic credentials echoed by the proxy appear nowhere",
+        arguments: [
+            (["--proxy", "http://pu:PROXYPASS@127.0.0.1:PORT"], [:]),
+            ([], ["http_proxy": "http://pu:PROXYPASS@127.0.0.1:PORT"]),
+            ([], ["ALL_PROXY": "pu:PROXYPASS@127.0.0.1:PORT"]),
+        ] as [([String], [String: String])])
+    func echoedProxyCredentials(arguments: [String], environment: [String: String]) async throws {
+        let proxy = try RawCapture { request in
+            let body =
+                "proxy refused \(request.header("Proxy-Authorization") ?? "nothing") for pu:PROXYPASS (PROXYPASS)"
+            return "HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        defer { proxy.stop() }
+        let folder = try TestFolder("echo-proxy")
+        try folder.write("a.jpg", size: 2_000, seed: 1, prefix: Magic.jpeg)
+        let port = String(proxy.port)
+        let (outcome, texts) = try await everythingShown(
+            ["--to", "http://uploads.invalid/up"] + arguments.map { $0.replacingOccurrences(of: "PORT", with: port) },
+            environment: TLSTrustTests.bare.merging(
+                environment.mapValues {
+                    $0.replacingOccurrences(of: "PORT", with: port)
+                }
+            ) { $1 },
+            in: folder)
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try #require(try ndjson(outcome.standardOutput).first { $0["event"] as? String == "failed" })
+        let error = failed["error"] as? String ?? ""
+        #expect(error.contains("proxy refused Basic REDACTED for REDACTED (REDACTED)"), "\(error)")
+        for text in texts {
+            for secret in ["PROXYPASS", "cHU6UFJPWFlQQVNT"] {
+                #expect(!text.contains(secret), "\(secret) in: \(text)")
+            }
+        }
+        // The proxy did get them: they were redacted from its answer, not left out of the request.
+        #expect(proxy.requests.first?.header("Proxy-Authorization") == "Basic cHU6UFJPWFlQQVNT")
+    }
+
     @Test("form fields named as secrets (-F api_key=…, -F password=…) echoed in an answer appear nowhere")
     func echoedFormFields() async throws {
         let server = try RawCapture { request in
