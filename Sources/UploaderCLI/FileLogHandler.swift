@@ -4,8 +4,9 @@ import Synchronization
 import UploadDomain
 
 /// A swift-log handler appending one line per entry to a file (`--log-file`):
-/// `2026-11-25T10:20:00.123Z info file=cat.jpg attempt=2 done HTTP 201`.
-/// Values are escaped like names on screen, so a log line is always one line.
+/// `2026-11-25T10:20:00.123Z info attempt=2 file=cat.jpg http=201 done, 48213 bytes`.
+/// Values are escaped like names on screen, so a log line is always one line, and quoted as logfmt quotes them, so
+/// a file name cannot add fields to its line.
 public struct FileLogHandler: LogHandler {
     /// The open file, shared by the copies swift-log makes of a handler.
     final class Sink: Sendable {
@@ -58,11 +59,23 @@ public struct FileLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var fields = metadata
         event.metadata.map { fields.merge($0) { $1 } }
-        let pairs = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(Sanitizer.displayName("\($0.value)"))" }
+        let pairs = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.logfmt("\($0.value)"))" }
         let text =
             ([HeadlessReporter.timestamp(), event.level.rawValue] + pairs + [
                 Sanitizer.displayName(event.message.description)
             ]).joined(separator: " ")
         sink.write(text)
+    }
+
+    /// `value` as logfmt writes it: escaped like a name on screen, then in double quotes (`"` and `\` escaped by a
+    /// backslash) when it is empty or holds a space, `=` or `"` — else `file=a.pdf http=201 done` could be the name
+    /// of a file that failed.
+    static func logfmt(_ value: String) -> String {
+        let shown = Sanitizer.displayName(value)
+        guard shown.isEmpty || shown.contains(where: { $0.isWhitespace || $0 == "=" || $0 == "\"" }) else {
+            return shown
+        }
+        return "\"" + shown.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            + "\""
     }
 }

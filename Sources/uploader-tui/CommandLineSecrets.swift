@@ -3,8 +3,9 @@ import UploadDomain
 
 /// Hides the secrets of this process's own command line, as curl hides `-u`'s password: `/proc/PID/cmdline` is
 /// readable by every user of the machine for as long as the upload runs. The bytes of a `--token`, of a secret
-/// header's value (`-H 'Authorization: …'`) and of a URL's user info and secret query values become `*`; the
-/// arguments were read before, so nothing of the run changes.
+/// header's value (`-H 'Authorization: …'`), of a secret form field's (`-F password=…`, named as a URL query's
+/// secrets are) and of a URL's user info and secret query values become `*`; the arguments were read before, so
+/// nothing of the run changes.
 enum CommandLineSecrets {
     static func hide() {
         let arguments = CommandLine.arguments
@@ -42,6 +43,10 @@ enum CommandLineSecrets {
         if argument.hasPrefix("-H"), bytes.count > 2 {
             return headerValue(Array(bytes.dropFirst(2))).map { ($0.lowerBound + 2)..<($0.upperBound + 2) }
         }
+        if previous == "-F" { return fieldValue(bytes) }
+        if argument.hasPrefix("-F"), bytes.count > 2 {
+            return fieldValue(Array(bytes.dropFirst(2))).map { ($0.lowerBound + 2)..<($0.upperBound + 2) }
+        }
         guard argument.contains("://") else { return [] }
         return Redactor.secrets(in: argument).flatMap { occurrences(of: Array($0.utf8), in: bytes) }
     }
@@ -54,6 +59,14 @@ enum CommandLineSecrets {
         else { return [] }
         let value = bytes[(colon + 1)...].firstIndex { $0 != UInt8(ascii: " ") } ?? bytes.count
         return value < bytes.count ? [value..<bytes.count] : []
+    }
+
+    /// The value of the form field `bytes` (`name=value`), when its name is one a URL query's redaction hides.
+    private static func fieldValue(_ bytes: [UInt8]) -> [Range<Int>] {
+        guard let eq = bytes.firstIndex(of: UInt8(ascii: "=")),
+            Redactor.isSecretField(String(decoding: bytes[..<eq], as: UTF8.self))
+        else { return [] }
+        return eq + 1 < bytes.count ? [(eq + 1)..<bytes.count] : []
     }
 
     private static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> [Range<Int>] {

@@ -84,7 +84,8 @@ extension UploadCommand {
     func checkedOptions(environment: [String: String]) throws -> CheckedOptions {
         let headers = try header.map { line -> HTTPHeader in
             guard let parsed = HTTPHeader(line: line) else {
-                let shown = Sanitizer.displayName(line)
+                // Named, with a credential's value masked as `config show` masks it: the error must not print it.
+                let shown = Sanitizer.displayName(Redactor.maskedHeader(line))
                 throw UsageError(description: "-H '\(shown)': not a header; expected 'Name: value' on one line")
             }
             return parsed
@@ -185,6 +186,9 @@ extension UploadCommand {
             }
         } else if let to {
             _ = try Self.validate(url: to, option: "--to")
+        }
+        if let framing = CurlEngine.framingHeader(in: headers) {
+            throw UsageError(description: "-H \(framing): set by libcurl from the request, not by -H")
         }
         if let put { _ = try Self.validate(url: put, option: "--put") }
         if let presign { _ = try Self.validate(url: presign, option: "--presign") }

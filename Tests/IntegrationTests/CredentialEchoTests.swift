@@ -42,4 +42,91 @@ struct CredentialEchoTests {
         // The server did get them: they were redacted from its answer, not left out of the request.
         #expect(server.requests.first?.header("Authorization") == "Bearer bearer-secret-2718")
     }
+
+    /// Everything a run leaves for a reader: its standard output and error, its log and its journal's `history`.
+    func everythingShown(
+        _ arguments: [String], environment: [String: String] = [:], in folder: TestFolder
+    ) async throws -> (outcome: ChildProcess.Outcome, texts: [String]) {
+        let log = folder.path + ".log"
+        let journal = folder.path + ".journal.sqlite"
+        let outcome = try await ChildProcess.run(
+            ChildProcess.uploaderBinary,
+            [folder.path, "--json", "--retries", "0", "--log-file", log, "--journal", journal] + arguments,
+            environment: environment)
+        let history = try await ChildProcess.run(ChildProcess.uploaderBinary, ["history", "--journal", journal])
+        let journalText = try await journalQuery(journal, "SELECT response FROM files")
+        return (
+            outcome,
+            [
+                outcome.standardOutput, outcome.standardError, try String(contentsOfFile: log, encoding: .utf8),
+                journalText.joined(separator: "\n"), history.standardOutput + history.standardError,
+            ]
+        )
+    }
+
+    @Test(
+        "a proxy's password, user:password and Basic credentials echoed by the proxy appear nowhere",
+        arguments: [
+            (["--proxy", "http://pu:PROXYPASS@127.0.0.1:PORT"], [:]),
+            ([], ["http_proxy": "http://pu:PROXYPASS@127.0.0.1:PORT"]),
+            ([], ["ALL_PROXY": "pu:PROXYPASS@127.0.0.1:PORT"]),
+        ] as [([String], [String: String])])
+    func echoedProxyCredentials(arguments: [String], environment: [String: String]) async throws {
+        let proxy = try RawCapture { request in
+            let body =
+                "proxy refused \(request.header("Proxy-Authorization") ?? "nothing") for pu:PROXYPASS (PROXYPASS)"
+            return "HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        defer { proxy.stop() }
+        let folder = try TestFolder("echo-proxy")
+        try folder.write("a.jpg", size: 2_000, seed: 1, prefix: Magic.jpeg)
+        let port = String(proxy.port)
+        let (outcome, texts) = try await everythingShown(
+            ["--to", "http://uploads.invalid/up"] + arguments.map { $0.replacingOccurrences(of: "PORT", with: port) },
+            environment: TLSTrustTests.bare.merging(
+                environment.mapValues {
+                    $0.replacingOccurrences(of: "PORT", with: port)
+                }
+            ) { $1 },
+            in: folder)
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try #require(try ndjson(outcome.standardOutput).first { $0["event"] as? String == "failed" })
+        let error = failed["error"] as? String ?? ""
+        #expect(error.contains("proxy refused Basic REDACTED for REDACTED (REDACTED)"), "\(error)")
+        for text in texts {
+            for secret in ["PROXYPASS", "cHU6UFJPWFlQQVNT"] {
+                #expect(!text.contains(secret), "\(secret) in: \(text)")
+            }
+        }
+        // The proxy did get them: they were redacted from its answer, not left out of the request.
+        #expect(proxy.requests.first?.header("Proxy-Authorization") == "Basic cHU6UFJPWFlQQVNT")
+    }
+
+    @Test("form fields named as secrets (-F api_key=…, -F password=…) echoed in an answer appear nowhere")
+    func echoedFormFields() async throws {
+        let server = try RawCapture { request in
+            // The form's values, in order: the fields, then the file's bytes.
+            let values = String(decoding: request.body, as: UTF8.self).components(separatedBy: "\r\n\r\n")
+                .dropFirst().prefix(3).map { $0.components(separatedBy: "\r\n").first ?? "" }
+            let body = "refused: " + values.joined(separator: " / ")
+            return "HTTP/1.1 403 Forbidden\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        defer { server.stop() }
+        let folder = try TestFolder("echo-form")
+        try folder.write("a.jpg", size: 2_000, seed: 1, prefix: Magic.jpeg)
+        let (outcome, texts) = try await everythingShown(
+            [
+                "--to", server.url, "-F", "api_key=FORMSECRET-7777", "-F", "password=FORMPASS-5551", "-F",
+                "album=pets-album",
+            ], in: folder)
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try #require(try ndjson(outcome.standardOutput).first { $0["event"] as? String == "failed" })
+        let error = failed["error"] as? String ?? ""
+        #expect(error.contains("refused: REDACTED / REDACTED / pets-album"), "\(error)")
+        for text in texts {
+            for secret in ["FORMSECRET-7777", "FORMPASS-5551"] {
+                #expect(!text.contains(secret), "\(secret) in: \(text)")
+            }
+        }
+    }
 }

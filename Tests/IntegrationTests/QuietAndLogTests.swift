@@ -69,6 +69,51 @@ struct QuietAndLogTests {
         await server.stop()
     }
 
+    @Test("a file name cannot forge a log line: values with spaces, = or quotes are quoted as logfmt quotes them")
+    func forgedName() async throws {
+        let server = try RawCapture { _ in "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n" }
+        defer { server.stop() }
+        let folder = try TestFolder("log-forged")
+        let name = "secret.pdf http=201 location=ok done, 1 bytes"
+        try folder.write(name, size: 100, seed: 5)
+        try folder.write("q\"uote=d.bin", size: 100, seed: 6)
+        let log = folder.path + ".log"
+        let run = try await ChildProcess.run(
+            binary,
+            [folder.path, "--put", server.url + "/", "--no-tui", "--no-resume", "--retries", "0", "--log-file", log])
+        #expect(run.status == 1, "\(run.standardError)")
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
+        let failed = lines.map(Self.fields).filter { $0["file"] != nil }
+        #expect(failed.count == 2, "\(lines)")
+        #expect(failed.contains { $0["file"] == name }, "\(lines)")
+        #expect(failed.contains { $0["file"] == "q\"uote=d.bin" }, "\(lines)")
+        #expect(failed.allSatisfy { $0["http"] == nil && $0["location"] == nil }, "\(lines)")
+    }
+
+    /// The `key=value` fields of a log line (after its time and level, before its message), read as a logfmt
+    /// reader reads them: a value in double quotes runs to the closing quote, `\"` and `\\` escaped.
+    static func fields(_ line: String) -> [String: String] {
+        var rest = Substring(line).split(separator: " ", maxSplits: 2).dropFirst(2).first ?? ""
+        var fields: [String: String] = [:]
+        while let eq = rest.firstIndex(of: "="), !rest[..<eq].contains(" ") {
+            let key = String(rest[..<eq])
+            rest = rest[rest.index(after: eq)...]
+            var value = ""
+            if rest.first == "\"" {
+                rest.removeFirst()
+                while let character = rest.popFirst(), character != "\"" {
+                    value.append(character == "\\" ? rest.popFirst() ?? character : character)
+                }
+            } else {
+                value = String(rest.prefix { $0 != " " })
+                rest = rest.dropFirst(value.count)
+            }
+            fields[key] = value
+            rest = rest.drop { $0 == " " }
+        }
+        return fields
+    }
+
     @Test(
         "a log that cannot be written or a level that is not one: one line, exit 2, nothing sent",
         arguments: [

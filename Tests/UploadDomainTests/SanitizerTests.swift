@@ -1,4 +1,5 @@
 import Testing
+
 @testable import UploadDomain
 
 @Suite("Sanitizer and Redactor")
@@ -16,6 +17,25 @@ struct SanitizerTests {
         #expect(Sanitizer.displayName("a\u{200E}b\u{200F}c\u{061C}d") == "a\\u{200E}b\\u{200F}c\\u{061C}d")
         #expect(Sanitizer.displayName("\u{2066}x\u{2069}") == "\\u{2066}x\\u{2069}")
         #expect(Sanitizer.excerpt("\n\n\u{200F}n") == "\\u{200F}n")
+    }
+
+    @Test("every invisible format character (Cf) is escaped as the bidi controls are; emoji keep their joiners")
+    func invisibleFormatCharacters() {
+        #expect(Sanitizer.displayName("zero\u{200B}width.txt") == "zero\\u{200B}width.txt")
+        let invisible: [(Unicode.Scalar, String)] = [
+            ("\u{200C}", "200C"), ("\u{200D}", "200D"), ("\u{2060}", "2060"), ("\u{2061}", "2061"),
+            ("\u{2064}", "2064"), ("\u{FEFF}", "FEFF"), ("\u{180E}", "180E"), ("\u{00AD}", "00AD"),
+            ("\u{E0041}", "E0041"),
+        ]
+        for (scalar, hex) in invisible {
+            #expect(Sanitizer.displayName("a\(scalar)b") == "a\\u{\(hex)}b", "U+\(hex)")
+        }
+        // A joiner between emoji is seen as the emoji it makes; between letters, or after a digit, it hides.
+        #expect(Sanitizer.displayName("👩\u{200D}💻 notes.txt") == "👩\u{200D}💻 notes.txt")
+        #expect(Sanitizer.displayName("👍🏽\u{200D}👍.jpg") == "👍🏽\u{200D}👍.jpg")
+        #expect(Sanitizer.displayName("1\u{200D}👍") == "1\\u{200D}👍")
+        #expect(Sanitizer.displayName("👩\u{200D}x") == "👩\\u{200D}x")
+        #expect(Sanitizer.excerpt("a\u{FEFF}b\u{2063}c") == "a\\u{FEFF}b\\u{2063}c")
     }
 
     @Test("signatures, credentials and user info are removed from URLs")

@@ -7,16 +7,33 @@ func require(
 }
 
 /// What may reach a terminal from untrusted text (issue 15): no C0 control (bytes below 0x20, ESC among them), no
-/// DEL, no C1 control (U+0080–U+009F), and no bidi control (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C).
+/// DEL, no C1 control (U+0080–U+009F), and no invisible format character (Unicode's category Cf: the bidi controls
+/// U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C, and the zero-width spaces, joiners, U+FEFF, tags, …) but a
+/// zero-width joiner between two emoji, which shows as the emoji it makes.
 enum TerminalSafety {
-    /// The first scalar of `text` a terminal would act on instead of showing, or nil when there is none.
+    /// The first scalar of `text` a terminal would act on or hide instead of showing, or nil when there is none.
     static func firstUnsafe(in text: some StringProtocol) -> Unicode.Scalar? {
-        text.unicodeScalars.first { isUnsafe($0.value) }
+        let scalars = Array(text.unicodeScalars)
+        return scalars.indices.first { index in
+            let scalar = scalars[index]
+            return isUnsafe(scalar.value)
+                || (scalar.properties.generalCategory == .format && !joinsEmoji(scalars, at: index))
+        }.map { scalars[$0] }
     }
 
     static func isUnsafe(_ v: UInt32) -> Bool {
         v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || (0x202A...0x202E).contains(v)
             || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F || v == 0x061C
+    }
+
+    /// A zero-width joiner with an emoji after it, and before it an emoji, a skin tone or VS16 (not a digit, `#` or
+    /// `*`, which Unicode counts as emoji for their keycaps).
+    private static func joinsEmoji(_ scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        func isPictograph(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0xA9 && scalar.properties.isEmoji }
+        guard scalars[index].value == 0x200D, index > 0, index + 1 < scalars.count, isPictograph(scalars[index + 1])
+        else { return false }
+        let previous = scalars[index - 1]
+        return isPictograph(previous) || previous.properties.isEmojiModifier || previous.value == 0xFE0F
     }
 
     /// Traps when `text` holds a scalar a terminal would act on; `what` names the text in the message.

@@ -37,6 +37,8 @@ public final class CurlEngine: UploadTransport {
         public var proxy: String?
         /// `--noproxy`: hosts reached directly, comma-separated (`*` for all); nil leaves `no_proxy` to libcurl.
         public var noProxy: String?
+        /// The credentials of the proxy (`ProxyCredentials`), redacted from every answer as a request's own are.
+        public var proxyCredentials: [String] = []
         /// `--http1.1` / `--http2`.
         public var httpVersion: HTTPVersion
         /// `--max-host-connections`: connections to one host at most; 0 for no cap.

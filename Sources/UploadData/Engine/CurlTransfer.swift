@@ -292,7 +292,7 @@ final class CurlTransfer: @unchecked Sendable {
         var response = TransferResponse(
             status: status, headers: headers, body: String(decoding: body, as: UTF8.self),
             contentHashes: inline?.contentHashes ?? fileBodies.map(\.contentHash))
-        response.credentials = request.credentials
+        response.credentials = request.credentials + options.proxyCredentials
         response.receivedAt = Date().timeIntervalSince1970
         if let bodyDigests {
             response.bodyDigest = BodyDigest(

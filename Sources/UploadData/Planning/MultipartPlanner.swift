@@ -51,13 +51,17 @@ public struct MultipartPlanner: RequestPlanner {
 
     public func curlCommand(for item: UploadItem) -> String {
         var args = ["curl", "--fail-with-body"]
-        // Taken as they are, like the request's fields: `-F` would read `;type=` in a value, or a file after `@`.
-        args += fields.map { "--form-string " + ShellQuote.quote("\($0.name)=\($0.value)") }
+        // Taken as they are, like the request's fields: `-F` would read `;type=` in a value, or a file after `@`. A
+        // secret's value is left out, as a secret header's is.
+        args += fields.map { field in
+            let value = Redactor.isSecretField(field.name) ? "REDACTED" : field.value
+            return "--form-string " + ShellQuote.quote("\(field.name)=\(value)")
+        }
         let safeName = item.relativePath.replacingOccurrences(of: "\"", with: "%22")
         let part =
             "\(fileField)=@\(ShellQuote.formWord(item.path));type=\(item.contentType);filename=\(ShellQuote.formWord(safeName))"
         args.append("-F " + ShellQuote.quote(part))
-        args += ShellQuote.headerArguments(requestHeaders([item]), hasToken: token != nil)
+        args += ShellQuote.headerArguments(requestHeaders([item]), hasToken: token != nil, multipart: true)
         args.append(ShellQuote.quote(Redactor.url(url)))
         return args.joined(separator: " ")
     }

@@ -44,8 +44,7 @@ public struct PutPlanner: RequestPlanner {
 
     public func curlCommand(for item: UploadItem) -> String {
         var args = ["curl", "--fail-with-body", "-T", ShellQuote.quote(item.path)]
-        args.append("-H " + ShellQuote.quote("Content-Type: \(item.contentType)"))
-        args += ShellQuote.headerArguments(requestHeaders(item), hasToken: token != nil)
+        args += ShellQuote.headerArguments(requestHeaders(item), hasToken: token != nil, contentType: item.contentType)
         args.append(ShellQuote.quote(Redactor.url(url(for: item))))
         return args.joined(separator: " ")
     }

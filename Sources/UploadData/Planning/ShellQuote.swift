@@ -16,14 +16,24 @@ enum ShellQuote {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
-    /// The `-H` arguments of a request, secrets replaced by environment variables or a placeholder.
-    static func headerArguments(_ headers: [HTTPHeader], hasToken: Bool) -> [String] {
-        var args = headers.map { header in
-            Redactor.isSecretHeader(header.name)
-                ? "-H " + quote("\(header.name): REDACTED") : "-H " + quote("\(header.name): \(header.value)")
+    /// The `-H` arguments that make curl send the headers `CurlTransfer` sends: the user's (a secret's value replaced
+    /// by a placeholder) in place of ours of the same name, so a user's `Authorization` leaves out the bearer token,
+    /// and ours — the token from `$UPLOADER_TOKEN`, `contentType` for a body that is not a form, an empty `Expect:`.
+    /// - Parameters:
+    ///   - multipart: The body is a form, whose `Content-Type` (naming its boundary) curl's `-F` sets.
+    static func headerArguments(
+        _ headers: [HTTPHeader], hasToken: Bool, contentType: String? = nil, multipart: Bool = false
+    ) -> [String] {
+        let bearer = "Authorization: Bearer $UPLOADER_TOKEN"
+        var own = hasToken ? [bearer] : []
+        if let contentType { own.append("Content-Type: \(contentType)") }
+        own.append("Expect:")
+        let shown = headers.map { header in
+            Redactor.isSecretHeader(header.name) ? HTTPHeader(name: header.name, value: "REDACTED") ?? header : header
         }
-        if hasToken { args.append("-H \"Authorization: Bearer $UPLOADER_TOKEN\"") }
-        args.append("-H 'Expect:'")
-        return args
+        // The same merge as the request's, so the command cannot drift from what was sent.
+        return CurlTransfer.merged(own: own, user: shown, multipart: multipart).map { line in
+            "-H " + (line == bearer ? "\"\(line)\"" : quote(line))
+        }
     }
 }

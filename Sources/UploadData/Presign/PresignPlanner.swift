@@ -100,8 +100,8 @@ public final class PresignPlanner: RequestPlanner {
 
     public func curlCommand(for item: UploadItem) -> String {
         var args = ["curl", "--fail-with-body", "-X", "POST"]
-        args += ShellQuote.headerArguments(headers, hasToken: token != nil)
-        args.append("-H 'Content-Type: application/json'")
+        args += ShellQuote.headerArguments(
+            ticketRequestHeaders, hasToken: token != nil, contentType: "application/json")
         args.append("-d " + ShellQuote.quote(String(decoding: requestBody(for: [item]), as: UTF8.self)))
         args.append(ShellQuote.quote(Redactor.url(endpoint)))
         let put =
@@ -168,10 +168,15 @@ public final class PresignPlanner: RequestPlanner {
         }
     }
 
+    /// The headers of a ticket request: the user's, and that a JSON answer is wanted.
+    private var ticketRequestHeaders: [HTTPHeader] {
+        headers + [HTTPHeader(name: "Accept", value: "application/json")!]
+    }
+
     private func fetch(_ group: [UploadItem]) async throws(UploadError) -> [Int: (ticket: PresignTicket, asked: Asked)]
     {
         let request = TransferRequest(
-            method: .post, url: endpoint, headers: headers + [HTTPHeader(name: "Accept", value: "application/json")!],
+            method: .post, url: endpoint, headers: ticketRequestHeaders,
             bearerToken: token, body: .bytes(requestBody(for: group), contentType: "application/json"))
         let response: TransferResponse
         do {

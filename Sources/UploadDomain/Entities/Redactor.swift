@@ -39,24 +39,29 @@ public enum Redactor {
     /// of its secret query parameters (what `url(_:)` redacts).
     public static func secrets(in url: String) -> [String] {
         var found: [String] = []
-        if let authorityStart = authorityStart(of: url) {
-            let authority = url[authorityStart...].prefix { !"/?#".contains($0) }
-            if let at = authority.lastIndex(of: "@") {
-                let userInfo = authority[..<at]
-                // libcurl sends it as `Authorization: Basic base64(user:password)`, which a server may repeat.
-                found.append(base64(Array(percentDecoded(String(userInfo)).utf8)))
-                found.append(
-                    String(userInfo.firstIndex(of: ":").map { userInfo[userInfo.index(after: $0)...] } ?? userInfo))
-            }
+        if let userInfo = userInfo(of: url) {
+            // libcurl sends it as `Authorization: Basic base64(user:password)`, which a server may repeat.
+            found.append(base64(Array(percentDecoded(userInfo, plusIsSpace: false).utf8)))
+            let password =
+                userInfo.firstIndex(of: ":").map { String(userInfo[userInfo.index(after: $0)...]) } ?? userInfo
+            found += [password, percentDecoded(password, plusIsSpace: false)]
         }
         if let question = url.firstIndex(of: "?") {
             let query = url[url.index(after: question)...].prefix { $0 != "#" }
             for pair in query.split(separator: "&") {
                 guard let eq = pair.firstIndex(of: "="), isSecretParameter(pair[..<eq]) else { continue }
-                found.append(String(pair[pair.index(after: eq)...]))
+                let value = String(pair[pair.index(after: eq)...])
+                found += [value, percentDecoded(value)]
             }
         }
-        return found.flatMap { [$0, percentDecoded($0)] }
+        return found
+    }
+
+    /// The user info of `url` (`user:password` of `http://user:password@host/`) as written, if it has one.
+    public static func userInfo(of url: String) -> String? {
+        guard let authorityStart = authorityStart(of: url) else { return nil }
+        let authority = url[authorityStart...].prefix { !"/?#".contains($0) }
+        return authority.lastIndex(of: "@").map { String(authority[..<$0]) }
     }
 
     /// Standard base64 with padding.
@@ -75,8 +80,9 @@ public enum Redactor {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `%XX` escapes (and `+`, as forms write a space) decoded; anything malformed kept as it is.
-    static func percentDecoded(_ text: String) -> String {
+    /// `%XX` escapes (and `+`, as forms write a space, unless `plusIsSpace` is false: in user info it is a `+`)
+    /// decoded; anything malformed kept as it is.
+    public static func percentDecoded(_ text: String, plusIsSpace: Bool = true) -> String {
         var bytes: [UInt8] = []
         var utf8 = text.utf8[...]
         while let byte = utf8.popFirst() {
@@ -86,7 +92,7 @@ public enum Redactor {
                 bytes.append(value)
                 utf8 = utf8.dropFirst(2)
             } else {
-                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+                bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
             }
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -43,7 +43,8 @@ public struct TransferRequest: Sendable {
     }
 
     /// The credentials the request carries, each at least 4 characters (a shorter one would redact too much of
-    /// an answer): its bearer token, its secret headers' values (and a scheme's credential alone), its URL's.
+    /// an answer): its bearer token, its secret headers' values (and a scheme's credential alone), its secret form
+    /// fields' values, its URL's.
     public var credentials: [String] {
         var found = bearerToken.map { [$0] } ?? []
         for header in headers where Redactor.isSecretHeader(header.name) {
@@ -51,6 +52,9 @@ public struct TransferRequest: Sendable {
             if let space = header.value.firstIndex(of: " ") {
                 found.append(String(header.value[header.value.index(after: space)...]).trimmingSpaces)
             }
+        }
+        if case .multipart(let fields, _, _) = body {
+            found += fields.filter { Redactor.isSecretField($0.name) }.map(\.value)
         }
         found += Redactor.secrets(in: url)
         return found.filter { $0.count >= 4 }

@@ -33,20 +33,23 @@ public enum SettingValue: Sendable, Equatable {
         case .flag(let on):
             return on ? "true" : "false"
         case .list(let values):
-            return values.map { Self.maskedHeader($0, key: key) }.joined(separator: ", ")
+            return values.map { Self.masked($0, key: key) }.joined(separator: ", ")
         }
     }
 
-    /// True when the value is a credential: a token, or a header such as Authorization.
+    /// True when the value is a credential: a token, a header such as Authorization, a field such as password.
     func holdsSecret(for key: ProfileKey) -> Bool {
         key.isSecret || shown(for: key).contains("****")
     }
 
-    private static func maskedHeader(_ line: String, key: ProfileKey) -> String {
-        guard case .list(let separator) = key.kind, separator == ": ",
-            let colon = line.firstIndex(of: ":"), Redactor.isSecretHeader(String(line[..<colon]))
-        else { return line }
-        return line[..<colon] + ": ****"
+    /// A `-H` or `-F` entry with its value masked when its name says it is a credential, by the rules the command
+    /// line is masked with.
+    private static func masked(_ entry: String, key: ProfileKey) -> String {
+        switch key.kind {
+        case .list(separator: ": "): Redactor.maskedHeader(entry)
+        case .list(separator: "="): Redactor.maskedField(entry)
+        default: entry
+        }
     }
 
     /// The name part of a list entry (`X-Team` of `X-Team: pets`, `album` of `album=pets`), for overriding by name.
