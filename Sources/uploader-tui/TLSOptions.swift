@@ -89,12 +89,8 @@ struct TLSOptions: ParsableArguments {
         options.clientKey = key
         options.proxy = proxy
         options.noProxy = noproxy
-<<<<<<< HEAD
-        options.httpVersion = if http1_1 { .http1_1 } else if http2 { .http2 } else { .automatic }
-=======
         options.proxyCredentials = ProxyCredentials.secrets(proxy: proxy, environment: environment)
-        options.httpVersion = httpVersion?.version ?? .automatic
->>>>>>> fix-secrets
+        options.httpVersion = if http1_1 { .http1_1 } else if http2 { .http2 } else { .automatic }
         options.maxHostConnections = maxHostConnections ?? 0
     }
 
