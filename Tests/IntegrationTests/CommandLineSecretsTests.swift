@@ -34,7 +34,7 @@ struct CommandLineSecretsTests {
         #expect(outcome.status == 2)
         #expect(
             outcome.standardError
-                == "uploader-tui: config.toml:3: profile 'p2': -H 'Authorization: ****': not a header; expected "
+                == "uploader-tui: \(home.file):3: profile 'p2': -H 'Authorization: ****': not a header; expected "
                 + "'Name: value' on one line\n",
             "\(outcome.standardError)")
     }
