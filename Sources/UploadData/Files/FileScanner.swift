@@ -170,10 +170,18 @@ public struct FileScanner: Sendable {
             return
         }
         var entries: [(name: String, type: Int32, utf8: Bool)] = []
+        // The raw bytes of names that are not UTF-8, by the escaped name that stands for them.
+        var rawNames: [String: [CChar]] = [:]
         while let entry = readdir(stream) {
             let (name, utf8) = withUnsafeBytes(of: entry.pointee.d_name) {
                 let bytes = $0.bindMemory(to: CChar.self).baseAddress!
-                return String(validatingCString: bytes).map { ($0, true) } ?? (String(cString: bytes), false)
+                return String(validatingCString: bytes).map { ($0, true) } ?? (Self.escapedName(bytes), false)
+            }
+            if !utf8 {
+                rawNames[name] = withUnsafeBytes(of: entry.pointee.d_name) {
+                    let bytes = $0.bindMemory(to: CChar.self).baseAddress!
+                    return Array(UnsafeBufferPointer(start: bytes, count: strlen(bytes) + 1))
+                }
             }
             if name == "." || name == ".." { continue }
             if name.hasPrefix("."), !includeHidden {
@@ -191,7 +199,12 @@ public struct FileScanner: Sendable {
             let rel = relative.isEmpty ? name : relative + "/" + name
             // Paths are Strings: the repaired name opens no file, so say why instead of "No such file".
             guard utf8 else {
-                slots.append(.found(Self.failed(path, relative: rel, "name is not valid UTF-8; rename it to send it")))
+                var found = Found(path: path, relative: rel, failure: "name is not valid UTF-8; rename it to send it")
+                if let raw = rawNames[name], fstatat(descriptor, raw, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+                    found.size = Int64(info.st_size)
+                    found.modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+                }
+                slots.append(.found(found))
                 continue
             }
             var kind = Self.kind(ofEntryType: type)
@@ -342,6 +355,30 @@ public struct FileScanner: Sendable {
     }
 
     /// An entry that fails without a request; size and time are still given when `stat` can read them.
+    /// A name that is not UTF-8, its stray bytes written `\xF0`: each such name stays itself (repairing them with
+    /// U+FFFD made several files one), and the text says which bytes to rename.
+    static func escapedName(_ bytes: UnsafePointer<CChar>) -> String {
+        let raw = UnsafeBufferPointer(
+            start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: strlen(bytes))
+        var name = ""
+        var index = 0
+        while index < raw.count {
+            let lead = raw[index]
+            let length =
+                lead < 0x80 ? 1 : lead >> 5 == 0b110 ? 2 : lead >> 4 == 0b1110 ? 3 : lead >> 3 == 0b11110 ? 4 : 0
+            if length > 0, index + length <= raw.count,
+                let scalar = String(validating: raw[index..<(index + length)], as: UTF8.self)
+            {
+                name += scalar
+                index += length
+            } else {
+                name += "\\x" + String(lead, radix: 16, uppercase: true)
+                index += 1
+            }
+        }
+        return name
+    }
+
     private static func failed(_ path: String, relative: String, _ reason: String) -> Found {
         var found = Found(path: path, relative: relative, failure: reason)
         var info = stat()

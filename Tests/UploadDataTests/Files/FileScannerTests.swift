@@ -145,21 +145,25 @@ struct FileScannerTests {
         }
     }
 
-    @Test("a name that is not valid UTF-8 fails with that cause, and the folder's other files go on")
+    @Test("names that are not valid UTF-8 fail each with that cause, their bytes escaped, sized; the rest go on")
     func nameNotUTF8() throws {
         try withFolder(["ok.jpg": [1]]) { root in
-            let bytes = Array((root + "/caf").utf8) + [0xE9] + Array(".jpg".utf8) + [0]
-            let descriptor = bytes.withUnsafeBufferPointer {
-                $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+            for byte: UInt8 in [0xE9, 0xF0] {
+                let bytes = Array((root + "/caf").utf8) + [byte] + Array(".jpg".utf8) + [0]
+                let descriptor = bytes.withUnsafeBufferPointer {
+                    $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+                }
+                #expect(descriptor >= 0)
+                #expect(write(descriptor, "abc", 3) == 3)
+                close(descriptor)
             }
-            #expect(descriptor >= 0)
-            close(descriptor)
             let scan = try FileScanner().scan([root])
-            #expect(scan.items.count == 2)
-            #expect(scan.items[0].relativePath == "caf\u{FFFD}.jpg")
-            #expect(scan.items[0].unreadableReason == "name is not valid UTF-8; rename it to send it")
-            #expect(scan.items[1].relativePath == "ok.jpg")
-            #expect(scan.items[1].unreadableReason == nil)
+            #expect(scan.items.map(\.relativePath) == ["caf\\xE9.jpg", "caf\\xF0.jpg", "ok.jpg"])
+            for item in scan.items.prefix(2) {
+                #expect(item.unreadableReason == "name is not valid UTF-8; rename it to send it")
+                #expect(item.size == 3)
+            }
+            #expect(scan.items[2].unreadableReason == nil)
         }
     }
 }
