@@ -59,6 +59,8 @@ struct UploadRun {
         case .planner(let fixed):
             planner = fixed
         case .presign(let endpoint, let token, let headers, let mediaType, let batch):
+            // Every run's tickets name new objects: a done record lost to a kill means a second copy.
+            journal?.commitDoneAtOnce()
             planner = PresignPlanner(
                 endpoint: endpoint, token: token, headers: headers, mediaType: mediaType, ticketBatch: batch,
                 items: items, transport: transport, imageOptions: plan.imageOptions)

@@ -23,6 +23,8 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     private let writer: JournalWriter
     /// Dropped (and so released) by `close`.
     private let lock: Mutex<JournalLock?>
+    /// `commitDoneAtOnce`.
+    private let promptDone = Atomic<Bool>(false)
     /// The file's device and inode when the run began: a journal removed or replaced meanwhile records nothing.
     private let identity: FileIdentity?
 
@@ -192,7 +194,16 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     /// Buffers the entry and returns at once; the writer thread commits it within about 50 ms.
     public func record(_ entry: JournalEntry) {
         recordedFiles.store(true, ordering: .releasing)
-        writer.submit(.file(entry, at: Date().timeIntervalSince1970))
+        let done = if case .done = entry.outcome { true } else { false }
+        writer.submit(
+            .file(entry, at: Date().timeIntervalSince1970), prompt: done && promptDone.load(ordering: .relaxed))
+    }
+
+    /// Commits each file's done record at once instead of in the next batch (tens of milliseconds later), for
+    /// destinations where a lost done record means a second copy: a presigned ticket names a new object on every
+    /// run. A kill -9 then loses the records of the last fraction of a millisecond, not of the last batch.
+    public func commitDoneAtOnce() {
+        promptDone.store(true, ordering: .relaxed)
     }
 
     /// Returns once everything recorded before the call is committed; hashes still pending are not waited for.
