@@ -21,7 +21,7 @@ struct DryRun {
         for item in items {
             let header = item.skipReason == nil ? await images.inspect(item) : nil
             var preparation: Preparation?
-            var failure = item.unreadableReason.map { "cannot read file: " + $0 }
+            var failure = item.scanFailure?.summary
             var sentAs = item
             if prepares, item.skipReason == nil, failure == nil {
                 do {

@@ -254,4 +254,27 @@ struct HeadlessBinaryTests {
         #expect(outcome.standardError.contains("done      ok.jpg"))
         await server.stop()
     }
+
+    @Test("a folder that cannot be listed: named, it is a usage error; inside the tree, a failing folder")
+    func unlistableFolder() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("unlistable")
+        try folder.write("ok.jpg", size: 1_000, seed: 1, prefix: Magic.jpeg)
+        try folder.write("locked/in.jpg", size: 1_000, seed: 2, prefix: Magic.jpeg)
+        let locked = folder.path + "/locked"
+        chmod(locked, 0)
+        defer { chmod(locked, 0o755) }
+        let url = server.url("/datasets/locked/images")
+        let named = try await ChildProcess.runUnprivileged([locked, "--to", url, "--no-tui", "--no-resume"])
+        #expect(named.status == 2, "\(named.standardError)")
+        #expect(named.standardError == "uploader-tui: \(locked): cannot list folder: Permission denied\n")
+        let tree = try await ChildProcess.runUnprivileged([folder.path, "-r", "--to", url, "--no-tui", "--no-resume"])
+        #expect(tree.status == 1, "\(tree.standardError)")
+        #expect(
+            tree.standardError.contains("failed    locked/: cannot list folder: Permission denied"),
+            "\(tree.standardError)")
+        #expect(tree.standardError.contains("done      ok.jpg"), "\(tree.standardError)")
+        #expect(await server.server.statistics.filesStored == 1)
+        await server.stop()
+    }
 }

@@ -60,9 +60,13 @@ public struct FileScanner: Sendable {
                 var visited: Set<FolderID> = []
                 links.roots.append(Self.resolved(absolute))
                 var inFolder: [Found] = []
-                walk(
-                    absolute, relative: "", visited: &visited, into: &inFolder, notes: &notes, links: &links,
-                    left: &left)
+                do {
+                    try walk(
+                        absolute, relative: "", visited: &visited, into: &inFolder, notes: &notes, links: &links,
+                        left: &left)
+                } catch {
+                    throw ScanError(path: argument, reason: error.reason)
+                }
                 found += select(inFolder, leftOut: &left)
             default:
                 throw ScanError(path: argument, reason: "not a regular file or folder")
@@ -98,12 +102,13 @@ public struct FileScanner: Sendable {
         var failure: String?
         var skipReason: String?
         var identity: FileIdentity?
+        var isFolder = false
 
         func item(id: Int) -> UploadItem {
             UploadItem(
                 id: id, path: path, relativePath: relative, size: size, modified: modified,
                 contentType: MediaType.detect(header: header, name: relative), unreadableReason: failure,
-                skipReason: skipReason, sniffedType: MediaType.sniff(header), identity: identity)
+                skipReason: skipReason, sniffedType: MediaType.sniff(header), identity: identity, isFolder: isFolder)
         }
     }
 
@@ -150,18 +155,24 @@ public struct FileScanner: Sendable {
         var inode: UInt64
     }
 
+    /// Lists `folder` (`relative` to the folder argument, "" for the argument itself) into `found`.
+    /// - Throws: `ScanError` when the folder argument itself cannot be listed; a folder inside it that cannot be
+    ///   listed is a failing item instead.
     private func walk(
         _ folder: String, relative: String, visited: inout Set<FolderID>, into found: inout [Found],
         notes: inout [String], links: inout Links, left: inout LeftOut
-    ) {
+    ) throws(ScanError) {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         var info = stat()
         guard descriptor >= 0, fstat(descriptor, &info) == 0, let stream = fdopendir(descriptor) else {
-            // An unlistable folder becomes a failing item, so it is reported rather than skipped.
             let reason = String(cString: strerror(errno))
             if descriptor >= 0 { close(descriptor) }
-            found.append(
-                Self.failed(folder, relative: relative.isEmpty ? "." : relative, "cannot list folder: \(reason)"))
+            // The folder named is unusable, as a missing one is. One inside it becomes a failing item named as a
+            // folder, so its files are not silently left out and the run does not end well.
+            guard !relative.isEmpty else { throw ScanError(path: folder, reason: "cannot list folder: \(reason)") }
+            var unlistable = Found(path: folder, relative: relative + "/", failure: reason)
+            unlistable.isFolder = true
+            found.append(unlistable)
             return
         }
         defer { closedir(stream) }
@@ -243,7 +254,8 @@ public struct FileScanner: Sendable {
             case .probe(let index):
                 found.append(probed[index])
             case .folder(let path, let rel):
-                walk(path, relative: rel, visited: &visited, into: &found, notes: &notes, links: &links, left: &left)
+                try walk(
+                    path, relative: rel, visited: &visited, into: &found, notes: &notes, links: &links, left: &left)
             }
         }
     }
