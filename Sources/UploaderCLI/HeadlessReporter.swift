@@ -50,6 +50,8 @@ public actor HeadlessReporter {
     /// Set by `summary`: the summary is the last line, so a late tick writes nothing after it.
     private var summarized = false
     private var finished = 0
+    /// Entries of the folders that are not files of the batch, counted in the summary's `left_out`.
+    private var leftOutCount = 0
 
     /// Creates a reporter; `json` adds NDJSON on stdout, `quiet` keeps only failures and the summary on stderr.
     public init(json: Bool, quiet: Bool = false, output: Output = .process, clock: any UploadClock = SystemClock()) {
@@ -71,6 +73,28 @@ public actor HeadlessReporter {
     public func journalFailed(_ text: String) {
         output.standardError("uploader-tui: warning: \(text); the run goes on, but a rerun sends again what it does")
         flush()
+    }
+
+    /// Accounts for the folders' entries the scan made no file of: with `--json`, a `skipped` event each, marked
+    /// `left_out`, before any file's events, so a script can account for every entry from NDJSON alone. Stderr has
+    /// their notes already, a line a kind.
+    public func leftOut(_ entries: [LeftOutEntry]) {
+        leftOutCount += entries.count
+        guard json, !entries.isEmpty else { return }
+        for entry in entries { output.standardOutput(Self.ndjson(entry)) }
+        flush()
+    }
+
+    /// The `skipped` event of an entry left out by the scan: no size, request or destination to speak of.
+    static func ndjson(_ entry: LeftOutEntry) -> String {
+        var line = JSONLine()
+        line.add("event", "skipped")
+        line.add("file", entry.path)
+        line.add("phase", UploadPhase.skipped.rawValue)
+        line.add("reason", entry.reason)
+        line.add("left_out", rawJSON: "true")
+        line.addNow("ts")
+        return line.text
     }
 
     /// Says once that the batch stops, and how many uploads it lets finish.
@@ -238,6 +262,7 @@ public actor HeadlessReporter {
         line.add("failed", c.failed)
         line.add("cancelled", c.cancelled)
         line.add("skipped", c.skipped)
+        line.add("left_out", leftOutCount)
         if c.verified > 0 { line.add("verified", c.verified) }
         line.add("bytes", doneBytes)
         line.add("bytes_saved", p.bytesSaved)

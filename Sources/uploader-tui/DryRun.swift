@@ -55,7 +55,8 @@ struct DryRun {
                     gps: header.map(\.hasLocation), skipReason: item.skipReason, error: failure))
         }
         for note in plan.notes { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
-        let lines = DryRunReport.lines(planned, violations: plan.violations, json: plan.json)
+        let lines = DryRunReport.lines(
+            planned, leftOut: plan.leftOut, violations: plan.violations, json: plan.json)
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
         return plan.violations.isEmpty ? .success : .usage
     }

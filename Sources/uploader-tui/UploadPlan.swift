@@ -11,6 +11,8 @@ struct UsageError: Error, CustomStringConvertible {
 /// Nothing to upload: exit 3.
 struct NothingToUpload: Error, CustomStringConvertible {
     let description: String
+    /// The folders' entries the scan left out, which NDJSON still accounts for.
+    var leftOut: [LeftOutEntry] = []
 }
 
 /// Everything a run needs, validated.
@@ -23,6 +25,8 @@ struct UploadPlan {
 
     var items: [UploadItem]
     var notes: [String]
+    /// The folders' entries that are not items (hidden, filtered out, …): NDJSON accounts for each.
+    var leftOut: [LeftOutEntry]
     var destinationKind: Destination
     var resultsTarget: ResultsFile.Target?
     /// `--log-file`, opened.
@@ -286,7 +290,8 @@ extension UploadCommand {
             journalOpening?.abandon()
             let notes = scan.notes.map { "\n  " + $0 }.joined()
             throw NothingToUpload(
-                description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)")
+                description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)",
+                leftOut: scan.leftOut)
         }
         do {
             try TLSOptions.checkFiles(of: engineOptions)
@@ -327,6 +332,7 @@ extension UploadCommand {
                     VipsImagePreparer.unpreparedNote(items, options: imageOptions),
                     VipsImagePreparer.pagedNote(items, paged: paged),
                 ].compactMap { $0 },
+            leftOut: scan.leftOut,
             destinationKind: destination,
             resultsTarget: resultsTarget, log: log,
             source: paths.joined(separator: " "), destination: Self.shown(target, destination),

@@ -48,6 +48,54 @@ struct HeadlessBinaryTests {
         await server.stop()
     }
 
+    @Test("--json accounts for every entry of the folder: what the scan leaves out is a skipped event each")
+    func everyEntryAccountedFor() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("every")
+        try folder.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        try folder.write("notes.txt", size: 100, seed: 2)
+        let old = try folder.write("old.jpg", size: 100, seed: 3, prefix: Magic.jpeg)
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, old, &times, 0) == 0)
+        try folder.write(".hidden", size: 10, seed: 4)
+        try folder.write(".git/config", size: 10, seed: 5)
+        try folder.write("sub/c.jpg", size: 100, seed: 6, prefix: Magic.jpeg)
+        try folder.write("raw/r.jpg", size: 100, seed: 7, prefix: Magic.jpeg)
+        #expect(mkfifo(folder.path + "/pipe", 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/key", withDestinationPath: "/etc/passwd")
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", server.url("/datasets/every/images"), "--json", "--no-resume", "--exclude",
+                "*.txt", "--exclude", "raw/", "--max-age", "2d",
+            ])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = try events(outcome.standardOutput)
+        let leftOut = lines.filter { $0["left_out"] as? Bool == true }
+        let reasons = Dictionary(
+            uniqueKeysWithValues: leftOut.map { ($0["file"] as? String ?? "", $0["reason"] as? String ?? "") })
+        #expect(
+            reasons == [
+                ".git/": "hidden (--hidden sends it)", ".hidden": "hidden (--hidden sends it)",
+                "notes.txt": "left out by --include/--exclude", "pipe": "not a regular file (named pipe)",
+                "raw/": "left out by --exclude", "sub/": "folder not uploaded (use --recursive)",
+                "old.jpg": "left out by --max-age/--min-age",
+            ])
+        #expect(leftOut.allSatisfy { $0["event"] as? String == "skipped" && $0["phase"] as? String == "skipped" })
+        // Before any file's event, and every entry once: the files of the batch and those left out.
+        let firstFile = try #require(lines.firstIndex { $0["event"] as? String == "queued" })
+        #expect(lines[..<firstFile].filter { $0["left_out"] != nil }.count == leftOut.count)
+        let queued = lines.filter { $0["event"] as? String == "queued" }.compactMap { $0["file"] as? String }
+        let accounted = (queued + reasons.keys.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }).sorted()
+        let listed = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(accounted == listed)
+        let summary = try #require(lines.last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["left_out"] as? Int == 7)
+        #expect(summary["files"] as? Int == 2 && summary["skipped"] as? Int == 1, "\(summary)")
+        await server.stop()
+    }
+
     @Test("a server answering 500 fails the files with status and excerpt, and exits 1")
     func serverErrorExitsOne() async throws {
         let server = try await ServerFixture.start {

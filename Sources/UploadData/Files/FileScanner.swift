@@ -8,6 +8,8 @@ public struct FileScanner: Sendable {
     public struct Result: Sendable {
         public var items: [UploadItem]
         public var notes: [String]
+        /// Every entry of the folders that is not an item, with its reason, in the order of the scan.
+        public var leftOut: [LeftOutEntry] = []
     }
 
     /// A path argument that cannot be used at all (a usage error).
@@ -88,7 +90,7 @@ public struct FileScanner: Sendable {
             let count = outside.count == 1 ? "1 followed link points" : "\(outside.count) followed links point"
             notes.append("\(count) outside the folders given (-L)")
         }
-        return Result(items: items, notes: notes)
+        return Result(items: items, notes: notes, leftOut: left.entries)
     }
 
     /// A file as scanned: one `open`, `fstat`, `read` and `close`, each relative to its open folder, so the kernel
@@ -120,18 +122,28 @@ public struct FileScanner: Sendable {
                 !selection.admits(modified: entry.modified, now: now)
             {
                 leftOut.byAge += 1
+                leftOut.entries.append(LeftOutEntry(path: entry.relative, reason: LeftOut.byAgeReason))
                 return false
             }
             return true
         }
     }
 
-    /// Files the selection left out, counted for one note each.
+    /// Entries the scan left out: each with its reason, and counted for one note a kind.
     private struct LeftOut {
         var byName = 0
         var byAge = 0
         var folders = 0
         var hidden = 0
+        var entries: [LeftOutEntry] = []
+
+        // One string each, shared by every entry.
+        static let hiddenReason = "hidden (--hidden sends it)"
+        static let byNameReason = "left out by --include/--exclude"
+        static let byAgeReason = "left out by --max-age/--min-age"
+        static let prunedReason = "left out by --exclude"
+        static let notRecursiveReason = "folder not uploaded (use --recursive)"
+        static let loopReason = "folder loop through a link, not walked again"
 
         var notes: [String] {
             func files(_ n: Int) -> String { n == 1 ? "1 file" : "\(n) files" }
@@ -177,7 +189,8 @@ public struct FileScanner: Sendable {
         }
         defer { closedir(stream) }
         guard visited.insert(FolderID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else {
-            notes.append("\(Sanitizer.displayName(folder)): folder loop through a link, not walked again")
+            notes.append("\(Sanitizer.displayName(folder)): \(LeftOut.loopReason)")
+            left.entries.append(LeftOutEntry(path: relative + "/", reason: LeftOut.loopReason))
             return
         }
         var entries: [(name: String, type: Int32, utf8: Bool)] = []
@@ -187,12 +200,9 @@ public struct FileScanner: Sendable {
                 return String(validatingCString: bytes).map { ($0, true) } ?? (String(cString: bytes), false)
             }
             if name == "." || name == ".." { continue }
-            if name.hasPrefix("."), !includeHidden {
-                left.hidden += 1
-                continue
-            }
             entries.append((name, Int32(entry.pointee.d_type), utf8))
         }
+        // Hidden entries are sorted with the rest, so the entries left out are reported in name order too.
         entries.sort { $0.name < $1.name }
         // Regular files are probed after the listing, together: in parallel when there are many.
         var slots: [Slot] = []
@@ -200,6 +210,15 @@ public struct FileScanner: Sendable {
         for (name, type, utf8) in entries {
             let path = folder + "/" + name
             let rel = relative.isEmpty ? name : relative + "/" + name
+            if name.hasPrefix("."), !includeHidden {
+                left.hidden += 1
+                let isFolder =
+                    type == DT_UNKNOWN
+                    ? fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFDIR
+                    : type == DT_DIR
+                left.entries.append(LeftOutEntry(path: isFolder ? rel + "/" : rel, reason: LeftOut.hiddenReason))
+                continue
+            }
             // Paths are Strings: the repaired name opens no file, so say why instead of "No such file".
             guard utf8 else {
                 slots.append(.found(Self.failed(path, relative: rel, "name is not valid UTF-8; rename it to send it")))
@@ -216,6 +235,7 @@ public struct FileScanner: Sendable {
             // Before the file is opened: --exclude 'node_modules/' or --include '*.jpg' should cost no reads.
             if kind != S_IFDIR, !selection.admits(rel) {
                 left.byName += 1
+                left.entries.append(LeftOutEntry(path: rel, reason: LeftOut.byNameReason))
                 continue
             }
             if kind == S_IFLNK {
@@ -237,13 +257,17 @@ public struct FileScanner: Sendable {
             case S_IFDIR:
                 if selection.prunes(folder: rel) {
                     left.folders += 1
+                    left.entries.append(LeftOutEntry(path: rel + "/", reason: LeftOut.prunedReason))
                 } else if recursive {
                     slots.append(.folder(path, relative: rel))
                 } else {
-                    notes.append("\(Sanitizer.displayName(rel))/: folder not uploaded (use --recursive)")
+                    notes.append("\(Sanitizer.displayName(rel))/: \(LeftOut.notRecursiveReason)")
+                    left.entries.append(LeftOutEntry(path: rel + "/", reason: LeftOut.notRecursiveReason))
                 }
             default:
                 notes.append("\(Sanitizer.displayName(rel)): not a regular file, not uploaded")
+                left.entries.append(
+                    LeftOutEntry(path: rel, reason: "not a regular file (\(Self.kindName(kind ?? 0)))"))
             }
         }
         let probed = Self.probe(files, in: descriptor)
@@ -302,6 +326,17 @@ public struct FileScanner: Sendable {
                 }
             }
             count = files.count
+        }
+    }
+
+    /// What a special file is, in words.
+    private static func kindName(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFIFO: "named pipe"
+        case S_IFSOCK: "socket"
+        case S_IFCHR: "character device"
+        case S_IFBLK: "block device"
+        default: "unknown type"
         }
     }
 
