@@ -57,8 +57,9 @@ public enum DryRunReport {
     ///   - leftOut: the folders' entries that are not files of the batch: in NDJSON, a `skipped` event each, as a
     ///     run reports them (the table leaves them to the notes).
     ///   - violations: the dataset rules the batch breaks, one line each.
+    ///   - exitCode: the code the dry run exits with, for the NDJSON summary as a run's has it.
     public static func lines(
-        _ files: [PlannedFile], leftOut: [LeftOutEntry] = [], violations: [String], json: Bool
+        _ files: [PlannedFile], leftOut: [LeftOutEntry] = [], violations: [String], json: Bool, exitCode: Int32
     ) -> [String] {
         let sending = files.filter(\.wouldSend)
         let before = sending.reduce(Int64(0)) { $0 + $1.size }
@@ -79,6 +80,8 @@ public enum DryRunReport {
             line.add("bytes_after_preparing", after)
             line.add("with_gps", files.filter { $0.gps == true }.count)
             line.add("rules_broken", rawJSON: "[" + violations.map(JSONLine.quote).joined(separator: ",") + "]")
+            line.add("exit_code", Int(exitCode))
+            line.addNow("ts")
             lines.append(line.text)
             return lines
         }
@@ -125,6 +128,7 @@ public enum DryRunReport {
         line.add("would_send", rawJSON: file.wouldSend ? "true" : "false")
         line.add("reason", file.skipReason)
         line.add("error", file.error)
+        line.addNow("ts")
         return line.text
     }
 

@@ -55,10 +55,11 @@ struct DryRun {
                     gps: header.map(\.hasLocation), skipReason: item.skipReason, error: failure))
         }
         for note in plan.notes { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+        let status: ExitStatus = plan.violations.isEmpty ? .success : .usage
         let lines = DryRunReport.lines(
-            planned, leftOut: plan.leftOut, violations: plan.violations, json: plan.json)
+            planned, leftOut: plan.leftOut, violations: plan.violations, json: plan.json, exitCode: status.rawValue)
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        return plan.violations.isEmpty ? .success : .usage
+        return status
     }
 
     /// The files a run would take (with `--retry-failed`, those that failed last time, as the run picks them) and what
