@@ -75,6 +75,27 @@ public actor HeadlessReporter {
         flush()
     }
 
+    /// With `--json`, the `concurrency` event of the width the batch starts with: before any file's event, so a script
+    /// knows it before the first `started`. `progress` reports each change after it.
+    public func starting(_ snapshot: UploadSnapshot) {
+        guard json else { return }
+        reportWidthChange(snapshot)
+        flush()
+    }
+
+    /// Writes a `concurrency` event when the width (or whether it is automatic) differs from the last one written.
+    private func reportWidthChange(_ snapshot: UploadSnapshot) {
+        guard lastWidth.map({ $0 != (snapshot.concurrency, snapshot.concurrencyIsAuto) }) ?? true else { return }
+        lastWidth = (snapshot.concurrency, snapshot.concurrencyIsAuto)
+        var line = JSONLine()
+        line.add("event", "concurrency")
+        line.add("concurrency", snapshot.concurrency)
+        line.add("auto", rawJSON: snapshot.concurrencyIsAuto ? "true" : "false")
+        line.add("bytes_per_second", snapshot.progress.bytesPerSecond)
+        line.addNow("ts")
+        output.standardOutput(line.text)
+    }
+
     /// Accounts for the folders' entries the scan made no file of: with `--json`, a `skipped` event each, marked
     /// `left_out`, before any file's events, so a script can account for every entry from NDJSON alone. Stderr has
     /// their notes already, a line a kind.
@@ -187,16 +208,7 @@ public actor HeadlessReporter {
         let now = clock.now
         let range = snapshot.progress.etaRange
         if json {
-            if lastWidth.map({ $0 != (snapshot.concurrency, snapshot.concurrencyIsAuto) }) ?? true {
-                lastWidth = (snapshot.concurrency, snapshot.concurrencyIsAuto)
-                var line = JSONLine()
-                line.add("event", "concurrency")
-                line.add("concurrency", snapshot.concurrency)
-                line.add("auto", rawJSON: snapshot.concurrencyIsAuto ? "true" : "false")
-                line.add("bytes_per_second", snapshot.progress.bytesPerSecond)
-                line.addNow("ts")
-                output.standardOutput(line.text)
-            }
+            reportWidthChange(snapshot)
             // By index: only the rows in flight are copied out, not every row of a long queue at every tick.
             for index in snapshot.files.indices {
                 let phase = snapshot.files[index].phase

@@ -236,6 +236,7 @@ struct UploadRun {
         readsEvents: Bool = true
     ) async -> String? {
         for note in plan.notes { await reporter.note(note) }
+        await reporter.starting(await session.snapshot())
         await reporter.leftOut(plan.leftOut)
         let locations = Task { [plan] in
             if let note = await Self.locationNote(plan, skipping: done.files) { await reporter.note(note) }

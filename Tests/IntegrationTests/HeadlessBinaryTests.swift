@@ -23,6 +23,10 @@ struct HeadlessBinaryTests {
             binary, [folder.path, "--to", server.url("/datasets/pets/images"), "--json", "--concurrency", "3"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = try events(outcome.standardOutput)
+        // The width first, however fast the run: a script knows it before the first request starts.
+        let widths = lines.filter { $0["event"] as? String == "concurrency" }
+        #expect(lines.first?["event"] as? String == "concurrency", "\(outcome.standardOutput)")
+        #expect(widths.count == 1 && widths[0]["concurrency"] as? Int == 3 && widths[0]["auto"] as? Bool == false)
         let order = ["queued", "started", "modeling", "done"]
         for i in 0..<6 {
             let kinds = lines.filter { $0["file"] as? String == "cat-\(i).jpg" }.compactMap { $0["event"] as? String }
@@ -161,7 +165,7 @@ struct HeadlessBinaryTests {
         let shell = try await ChildProcess.run("/bin/sh", ["-c", command])
         #expect(shell.status == 0, "\(shell.standardError)")
         let text = try String(contentsOfFile: both, encoding: .utf8)
-        #expect(text.hasPrefix("{\"event\":\"queued\""), "\(text)")
+        #expect(text.hasPrefix("{\"event\":\"concurrency\""), "\(text)")
         #expect(text.contains("\"event\":\"summary\"") && text.hasSuffix("  ]\n}\n"), "\(text)")
         await server.stop()
     }
