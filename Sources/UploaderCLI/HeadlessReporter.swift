@@ -247,26 +247,66 @@ public actor HeadlessReporter {
         summarized = true
         let p = snapshot.progress
         let c = p.counts
-        let seconds = Format.seconds(snapshot.elapsed)
-        // A sum over the rows, not a filtered copy of them: with 10,000 files that copy was the run's largest
-        // allocation.
-        var doneBytes: Int64 = 0
-        for file in snapshot.files where file.phase == .done { doneBytes += file.size }
-        // Bytes an earlier run sent count as done, not as sent in this run's seconds.
-        let carried = min(doneBytes, p.bytesCarried)
-        let rate = seconds > 0 ? Double(doneBytes - carried) / seconds : 0
-        let earlier = carried > 0 ? ", \(Format.bytes(carried)) of it sent by an earlier run" : ""
+        let totals = Totals(snapshot)
+        let earlier = totals.carried > 0 ? ", \(Format.bytes(totals.carried)) of it sent by an earlier run" : ""
         let saved = p.bytesSaved > 0 ? ", \(Format.bytes(p.bytesSaved)) saved by preparing" : ""
         let verified = c.verified > 0 ? " (\(c.verified) verified)" : ""
         let files = c.total == 1 ? "1 file" : "\(c.total) files"
         if let journalError { output.standardError("uploader-tui: warning: \(journalError)") }
         output.standardError(
             "\(files): \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
-                + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate))\(earlier))"
-                + saved
+                + " — \(Format.bytes(totals.doneBytes)) in \(Format.duration(snapshot.elapsed)) "
+                + "(\(Format.rate(totals.rate))\(earlier))" + saved
         )
         defer { flush() }
         guard json else { return }
+        output.standardOutput(summaryLine(snapshot, totals, exitCode: exitCode, journalError: journalError))
+    }
+
+    /// With `--json`, the lines of a run that found nothing to send (exit 3), so it ends with a summary as every
+    /// run does: the width it would have started with, the entries left out, and a summary of no files with the
+    /// `reason` (`nothing to upload in pics`). Stderr says it elsewhere.
+    public func nothingToSend(
+        concurrency: Int, auto: Bool, leftOut entries: [LeftOutEntry], reason: String, exitCode: Int32
+    ) {
+        guard json else { return }
+        let none = BatchProgress(counts: PhaseCounts(), bytesSent: 0, bytesTotal: 0, bytesPerSecond: 0, eta: nil)
+        let snapshot = UploadSnapshot(
+            files: [], progress: none, toast: .willStart, concurrency: concurrency, concurrencyIsAuto: auto,
+            isIdle: true, elapsed: .zero)
+        starting(snapshot)
+        leftOut(entries)
+        summarized = true
+        output.standardOutput(
+            summaryLine(snapshot, Totals(snapshot), exitCode: exitCode, journalError: nil, reason: reason))
+        flush()
+    }
+
+    /// The bytes and rate a summary reports.
+    private struct Totals {
+        /// The bytes of the files done, an earlier run's share among them.
+        var doneBytes: Int64 = 0
+        /// The bytes of S3 uploads an earlier run had sent: counted done, not in the rate.
+        var carried: Int64
+        var seconds: Double
+        var rate: Double
+
+        init(_ snapshot: UploadSnapshot) {
+            // A sum over the rows, not a filtered copy of them: with 10,000 files that copy was the run's largest
+            // allocation.
+            for file in snapshot.files where file.phase == .done { doneBytes += file.size }
+            carried = min(doneBytes, snapshot.progress.bytesCarried)
+            seconds = Format.seconds(snapshot.elapsed)
+            rate = seconds > 0 ? Double(doneBytes - carried) / seconds : 0
+        }
+    }
+
+    /// The NDJSON `summary`.
+    private func summaryLine(
+        _ snapshot: UploadSnapshot, _ totals: Totals, exitCode: Int32, journalError: String?, reason: String? = nil
+    ) -> String {
+        let p = snapshot.progress
+        let c = p.counts
         var line = JSONLine()
         line.add("event", "summary")
         line.add("files", c.total)
@@ -276,14 +316,15 @@ public actor HeadlessReporter {
         line.add("skipped", c.skipped)
         line.add("left_out", leftOutCount)
         if c.verified > 0 { line.add("verified", c.verified) }
-        line.add("bytes", doneBytes)
+        line.add("bytes", totals.doneBytes)
         line.add("bytes_saved", p.bytesSaved)
-        if carried > 0 { line.add("bytes_carried", carried) }
-        line.add("seconds", seconds)
-        line.add("bytes_per_second", rate)
+        if totals.carried > 0 { line.add("bytes_carried", totals.carried) }
+        line.add("seconds", totals.seconds)
+        line.add("bytes_per_second", totals.rate)
         if let limit = snapshot.bandwidthLimit { line.add("bwlimit", limit) }
         line.add("concurrency", snapshot.concurrency)
         line.add("exit_code", Int(exitCode))
+        if let reason { line.add("reason", reason) }
         if let journalError { line.add("journal_error", journalError) }
         line.add("peak_rss_bytes", Self.peakResidentBytes())
         if snapshot.files.contains(where: { $0.result?.mediaID != nil }) {
@@ -293,7 +334,7 @@ public actor HeadlessReporter {
             line.add("media_ids", rawJSON: "[" + items + "]")
         }
         line.addNow("ts")
-        output.standardOutput(line.text)
+        return line.text
     }
 
     private func ndjson(

@@ -85,7 +85,8 @@ struct DryRun {
                 let failed = Set(try journal.failedFiles(destination: plan.destination))
                 items = UploadItem.renumbered(items.filter { failed.contains($0.path) })
                 guard !items.isEmpty else {
-                    throw NothingToUpload(description: "no file failed last time to \(plan.destination)")
+                    throw NothingToUpload(
+                        description: "no file failed last time to \(plan.destination)", leftOut: plan.leftOut)
                 }
             }
             let prior = try journal.priorOutcomes(

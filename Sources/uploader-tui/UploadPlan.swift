@@ -8,13 +8,6 @@ struct UsageError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Nothing to upload: exit 3.
-struct NothingToUpload: Error, CustomStringConvertible {
-    let description: String
-    /// The folders' entries the scan left out, which NDJSON still accounts for.
-    var leftOut: [LeftOutEntry] = []
-}
-
 /// Everything a run needs, validated.
 struct UploadPlan {
     /// How requests are made; presign planners need the engine, so they are built with it.

@@ -45,7 +45,8 @@ struct UploadRun {
             items = UploadItem.renumbered(items.filter { failed.contains($0.path) })
             guard !items.isEmpty else {
                 prepared.release()
-                throw NothingToUpload(description: "no file failed last time to \(plan.destination)")
+                throw NothingToUpload(
+                    description: "no file failed last time to \(plan.destination)", leftOut: plan.leftOut)
             }
         }
         let journal = try prepared.map(begin)

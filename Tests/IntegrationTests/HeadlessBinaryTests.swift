@@ -75,7 +75,7 @@ struct HeadlessBinaryTests {
             ])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = try events(outcome.standardOutput)
-        let leftOut = lines.filter { $0["left_out"] as? Bool == true }
+        let leftOut = lines.filter { $0["event"] as? String == "skipped" && $0["left_out"] as? Bool == true }
         let reasons = Dictionary(
             uniqueKeysWithValues: leftOut.map { ($0["file"] as? String ?? "", $0["reason"] as? String ?? "") })
         #expect(
@@ -229,6 +229,39 @@ struct HeadlessBinaryTests {
         let nothing = try await ChildProcess.run(binary, [empty.path, "--to", url, "--no-tui"])
         #expect(nothing.status == 3)
         #expect(nothing.standardError.contains("nothing to upload in \(empty.path)"))
+        await server.stop()
+    }
+
+    @Test("with nothing to upload (exit 3), --json still ends with the summary, after the entries left out")
+    func nothingToUploadSummary() async throws {
+        let server = try await ServerFixture.start()
+        let empty = try TestFolder("empty-json")
+        let filtered = try TestFolder("filtered-json")
+        try filtered.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        let url = server.url("/datasets/none/images")
+        let cases: [(arguments: [String], leftOut: Int, reason: String)] = [
+            ([empty.path, "--to", url, "--json"], 0, "nothing to upload in \(empty.path)"),
+            ([filtered.path, "--to", url, "--json", "--exclude", "*.jpg"], 1, "nothing to upload in \(filtered.path)"),
+            ([filtered.path, "--to", url, "--json", "--retry-failed"], 0, "no file failed last time to \(url)"),
+        ]
+        for (arguments, leftOut, reason) in cases {
+            let outcome = try await ChildProcess.run(binary, arguments)
+            #expect(outcome.status == 3, "\(arguments): \(outcome.standardError)")
+            let lines = try events(outcome.standardOutput)
+            #expect(lines.first?["event"] as? String == "concurrency", "\(arguments): \(outcome.standardOutput)")
+            let skipped = lines.filter { $0["event"] as? String == "skipped" && $0["left_out"] as? Bool == true }
+            #expect(skipped.count == leftOut, "\(arguments)")
+            let summary = try #require(lines.last, "\(arguments)")
+            #expect(summary["event"] as? String == "summary" && summary["exit_code"] as? Int == 3, "\(summary)")
+            #expect(summary["files"] as? Int == 0 && summary["left_out"] as? Int == leftOut, "\(summary)")
+            #expect(summary["reason"] as? String == reason && summary["ts"] is String, "\(summary)")
+        }
+        let dry = try await ChildProcess.run(
+            binary, [filtered.path, "--to", url, "--json", "--exclude", "*", "--dry-run"])
+        #expect(dry.status == 3, "\(dry.standardError)")
+        let summary = try #require(try events(dry.standardOutput).last)
+        #expect(summary["dry_run"] as? Bool == true && summary["exit_code"] as? Int == 3, "\(summary)")
+        #expect(await server.server.statistics.requests == 0)
         await server.stop()
     }
 
