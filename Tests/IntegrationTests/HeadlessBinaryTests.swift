@@ -170,23 +170,60 @@ struct HeadlessBinaryTests {
         await server.stop()
     }
 
-    @Test("options of another destination are named as not used, and the run goes on")
-    func optionsNotUsed() async throws {
+    @Test("options typed for another destination are a usage error; from a profile's defaults, they are left unused")
+    func optionsOfAnotherMode() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder()
         try folder.write("a.jpg", size: 100, seed: 1)
-        let put = try await ChildProcess.run(
-            binary,
-            [
-                folder.path, "--put", server.url("/files/n/"), "--batch", "2", "-F", "a=b", "--media-type", "x",
-                "--no-tui",
-            ])
-        #expect(put.status == 0, "\(put.standardError)")
-        #expect(put.standardError.contains("note: --batch, -F shape a multipart POST (--to URL); not used here"))
-        #expect(put.standardError.contains("note: --media-type goes with --presign; not used here"))
+        let (to, put) = (server.url("/datasets/n/images"), server.url("/files/n/"))
+        let refused: [([String], String)] = [
+            (["--to", to, "--media-type", "x"], "--media-type applies to --presign, not --to URL"),
+            (["--put", put, "--batch", "4"], "--batch applies to --to URL (multipart forms), not --put"),
+            (["--put", put, "-F", "a=b"], "-F applies to --to URL (multipart forms), not --put"),
+            (["--to", to, "--part-size", "1M"], "--part-size applies to --to s3:// (S3), not --to URL"),
+            // The default value typed is still an option that does nothing here.
+            (
+                ["--presign", server.url("/presigned-urls"), "--batch", "1", "--field", "f", "--region", "eu-west-1"],
+                "--batch and --field apply to --to URL (multipart forms), not --presign; --region applies to --to "
+                    + "s3:// (S3), not --presign"
+            ),
+        ]
+        for (arguments, message) in refused {
+            let outcome = try await ChildProcess.run(binary, [folder.path] + arguments + ["--no-tui"])
+            #expect(outcome.status == 2, "\(arguments): \(outcome.standardError)")
+            #expect(outcome.standardError == "uploader-tui: \(message)\n", "\(arguments)")
+        }
+        #expect(await server.server.statistics.requests == 0)
         let post = try await ChildProcess.run(
-            binary, [folder.path, "--to", server.url("/datasets/n/images"), "--batch", "2", "-F", "a=b", "--no-tui"])
-        #expect(post.status == 0 && !post.standardError.contains("not used here"), "\(post.standardError)")
+            binary, [folder.path, "--to", to, "--batch", "2", "-F", "a=b", "--no-tui"])
+        #expect(post.status == 0, "\(post.standardError)")
+
+        // [defaults] holds settings for every mode: a PUT run and an S3 one use what applies to them, silently.
+        let home = try TestFolder("config")
+        try FileManager.default.createDirectory(atPath: home.path + "/uploader-tui", withIntermediateDirectories: true)
+        let config = """
+            [defaults]
+            batch = 4
+            fields = ["album=pets"]
+            media_type = "archive"
+            part_size = "1M"
+            token_command = "echo t0k3n"
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: home.path + "/uploader-tui/config.toml"))
+        let profiled = try await ChildProcess.run(
+            binary, [folder.path, "--put", put, "--no-tui", "--no-resume"], environment: ["XDG_CONFIG_HOME": home.path])
+        #expect(profiled.status == 0, "\(profiled.standardError)")
+        #expect(
+            profiled.standardError.split(separator: "\n").count == 2,
+            "a file and the summary: \(profiled.standardError)")
+        #expect(await server.server.statistics.storedByPath["files/n/a.jpg"] != nil)
+        try Data(config.replacingOccurrences(of: "1M", with: "6M").utf8).write(
+            to: URL(fileURLWithPath: home.path + "/uploader-tui/config.toml"))
+        let aws = ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret", "HOME": home.path]
+        let s3 = try await ChildProcess.run(
+            binary, [folder.path, "--to", "s3://pets/", "--endpoint-url", server.url(""), "--dry-run", "--no-resume"],
+            environment: aws.merging(["XDG_CONFIG_HOME": home.path]) { $1 })
+        #expect(s3.status == 0, "token_command is for HTTP destinations: \(s3.standardError)")
         await server.stop()
     }
 
