@@ -32,10 +32,11 @@ extension UploadCommand {
     ]
 
     /// The keys of the settings typed on the command line, `arguments` as the user gave them (a profile's settings,
-    /// which `ProfileArguments` puts before them, are not among them).
+    /// which `ProfileArguments` puts before them, are not among them). A flag switched off (`--no-path-style`) asks
+    /// for nothing, so it is not among them either.
     static func typedSettings(_ arguments: [String]) -> Set<String> {
         let options = arguments.first == "upload" ? Array(arguments.dropFirst()) : arguments
-        return Set(CommandLineSettings(arguments: options).values.keys)
+        return Set(CommandLineSettings(arguments: options).values.filter { $0.value != .flag(false) }.keys)
     }
 
     /// Refuses the options typed on the command line that `mode` does not use, all in one line:

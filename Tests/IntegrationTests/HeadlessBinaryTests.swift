@@ -194,8 +194,9 @@ struct HeadlessBinaryTests {
             #expect(outcome.standardError == "uploader-tui: \(message)\n", "\(arguments)")
         }
         #expect(await server.server.statistics.requests == 0)
+        // A flag switched off asks for nothing: a script may pass it to override a profile, whatever the destination.
         let post = try await ChildProcess.run(
-            binary, [folder.path, "--to", to, "--batch", "2", "-F", "a=b", "--no-tui"])
+            binary, [folder.path, "--to", to, "--batch", "2", "-F", "a=b", "--no-path-style", "--no-tui"])
         #expect(post.status == 0, "\(post.standardError)")
 
         // [defaults] holds settings for every mode: a PUT run and an S3 one use what applies to them, silently.
