@@ -256,9 +256,10 @@ extension UploadCommand {
         }
         let scan: FileScanner.Result
         do {
+            // The entries left out are listed for NDJSON alone; the notes count them.
             scan = try FileScanner(
                 recursive: recursive, includeHidden: hidden, followSymlinks: followSymlinks,
-                selection: checked.fileSelection
+                selection: checked.fileSelection, listsLeftOut: json
             ).scan(paths)
         } catch {
             journalOpening?.abandon()

@@ -26,16 +26,20 @@ public struct FileScanner: Sendable {
     public var followSymlinks: Bool
     /// Which files found in folders are kept, and the batch's order.
     public var selection: FileSelection
+    /// Lists each entry left out in `Result.leftOut` (for `--json`); otherwise they are only counted for the notes,
+    /// which spares 100,000 hidden files a sort and a string each.
+    public var listsLeftOut: Bool
 
     /// Creates a scanner.
     public init(
         recursive: Bool = false, includeHidden: Bool = false, followSymlinks: Bool = false,
-        selection: FileSelection = FileSelection()
+        selection: FileSelection = FileSelection(), listsLeftOut: Bool = true
     ) {
         self.recursive = recursive
         self.includeHidden = includeHidden
         self.followSymlinks = followSymlinks
         self.selection = selection
+        self.listsLeftOut = listsLeftOut
     }
 
     /// Scans the arguments in order; items keep that order (folders sorted by name).
@@ -44,7 +48,7 @@ public struct FileScanner: Sendable {
         var found: [Found] = []
         var notes: [String] = []
         var links = Links()
-        var left = LeftOut()
+        var left = LeftOut(listing: listsLeftOut)
         for argument in arguments {
             // `stat` would take the current folder for it: an unset variable ("$DIR") must not send the folder.
             guard !argument.isEmpty else { throw ScanError(path: "''", reason: "an empty path names no file") }
@@ -122,7 +126,7 @@ public struct FileScanner: Sendable {
                 !selection.admits(modified: entry.modified, now: now)
             {
                 leftOut.byAge += 1
-                leftOut.entries.append(LeftOutEntry(path: entry.relative, reason: LeftOut.byAgeReason))
+                leftOut.add(entry.relative, LeftOut.byAgeReason)
                 return false
             }
             return true
@@ -135,7 +139,17 @@ public struct FileScanner: Sendable {
         var byAge = 0
         var folders = 0
         var hidden = 0
+        /// Whether `entries` lists them, or they are only counted.
+        let listing: Bool
         var entries: [LeftOutEntry] = []
+
+        init(listing: Bool) {
+            self.listing = listing
+        }
+
+        mutating func add(_ path: @autoclosure () -> String, _ reason: String) {
+            if listing { entries.append(LeftOutEntry(path: path(), reason: reason)) }
+        }
 
         // One string each, shared by every entry.
         static let hiddenReason = "hidden (--hidden sends it)"
@@ -190,7 +204,7 @@ public struct FileScanner: Sendable {
         defer { closedir(stream) }
         guard visited.insert(FolderID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else {
             notes.append("\(Sanitizer.displayName(folder)): \(LeftOut.loopReason)")
-            left.entries.append(LeftOutEntry(path: relative + "/", reason: LeftOut.loopReason))
+            left.add(relative + "/", LeftOut.loopReason)
             return
         }
         var entries: [(name: String, type: Int32, utf8: Bool)] = []
@@ -200,9 +214,13 @@ public struct FileScanner: Sendable {
                 return String(validatingCString: bytes).map { ($0, true) } ?? (String(cString: bytes), false)
             }
             if name == "." || name == ".." { continue }
+            if name.hasPrefix("."), !includeHidden, !left.listing {
+                left.hidden += 1
+                continue
+            }
             entries.append((name, Int32(entry.pointee.d_type), utf8))
         }
-        // Hidden entries are sorted with the rest, so the entries left out are reported in name order too.
+        // Hidden entries, when listed, are sorted with the rest, so the entries left out come in name order too.
         entries.sort { $0.name < $1.name }
         // Regular files are probed after the listing, together: in parallel when there are many.
         var slots: [Slot] = []
@@ -211,12 +229,13 @@ public struct FileScanner: Sendable {
             let path = folder + "/" + name
             let rel = relative.isEmpty ? name : relative + "/" + name
             if name.hasPrefix("."), !includeHidden {
+                // Reached only when listing: otherwise hidden entries were counted as the folder was read.
                 left.hidden += 1
                 let isFolder =
                     type == DT_UNKNOWN
                     ? fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFDIR
                     : type == DT_DIR
-                left.entries.append(LeftOutEntry(path: isFolder ? rel + "/" : rel, reason: LeftOut.hiddenReason))
+                left.add(isFolder ? rel + "/" : rel, LeftOut.hiddenReason)
                 continue
             }
             // Paths are Strings: the repaired name opens no file, so say why instead of "No such file".
@@ -235,7 +254,7 @@ public struct FileScanner: Sendable {
             // Before the file is opened: --exclude 'node_modules/' or --include '*.jpg' should cost no reads.
             if kind != S_IFDIR, !selection.admits(rel) {
                 left.byName += 1
-                left.entries.append(LeftOutEntry(path: rel, reason: LeftOut.byNameReason))
+                left.add(rel, LeftOut.byNameReason)
                 continue
             }
             if kind == S_IFLNK {
@@ -257,17 +276,16 @@ public struct FileScanner: Sendable {
             case S_IFDIR:
                 if selection.prunes(folder: rel) {
                     left.folders += 1
-                    left.entries.append(LeftOutEntry(path: rel + "/", reason: LeftOut.prunedReason))
+                    left.add(rel + "/", LeftOut.prunedReason)
                 } else if recursive {
                     slots.append(.folder(path, relative: rel))
                 } else {
                     notes.append("\(Sanitizer.displayName(rel))/: \(LeftOut.notRecursiveReason)")
-                    left.entries.append(LeftOutEntry(path: rel + "/", reason: LeftOut.notRecursiveReason))
+                    left.add(rel + "/", LeftOut.notRecursiveReason)
                 }
             default:
                 notes.append("\(Sanitizer.displayName(rel)): not a regular file, not uploaded")
-                left.entries.append(
-                    LeftOutEntry(path: rel, reason: "not a regular file (\(Self.kindName(kind ?? 0)))"))
+                left.add(rel, "not a regular file (\(Self.kindName(kind ?? 0)))")
             }
         }
         let probed = Self.probe(files, in: descriptor)

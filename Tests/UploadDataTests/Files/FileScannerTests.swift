@@ -84,6 +84,9 @@ struct FileScannerTests {
             #expect(
                 plain.leftOut
                     == [".cache/", ".secret"].map { LeftOutEntry(path: $0, reason: "hidden (--hidden sends it)") })
+            // Without the list (no --json), the same note and nothing more.
+            let counted = try FileScanner(recursive: true, listsLeftOut: false).scan([root])
+            #expect(counted.notes == plain.notes && counted.leftOut.isEmpty)
             let hidden = try FileScanner(recursive: true, includeHidden: true).scan([root])
             #expect(hidden.items.map(\.relativePath) == [".cache/y.dat", ".secret", "x.dat"])
             #expect(hidden.notes.isEmpty)
