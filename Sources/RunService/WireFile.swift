@@ -125,7 +125,8 @@ public struct WireError: Codable, Sendable, Equatable {
 
     private static let codes: [UploadError.Code] = [
         .badURL, .requestFailed, .connectionFailed, .invalidResponse, .notFound, .serverError, .decodingFailed,
-        .presignMismatch, .fileUnreadable, .fileChanged, .unauthorized, .cancelled, .timedOut, .imageUnreadable,
+        .presignMismatch, .fileUnreadable, .folderUnlistable, .fileChanged, .unauthorized, .cancelled, .timedOut,
+        .imageUnreadable,
         .imageTooLarge, .preparedCopyUnwritable, .metadataNotStripped, .tlsFailed, .verifyMismatch, .verifyUnavailable,
     ]
 

@@ -53,14 +53,20 @@ public struct PlannedFile: Sendable {
 /// `--dry-run`'s output: a table (or one NDJSON `planned` event per file) and a summary; nothing is sent.
 public enum DryRunReport {
     /// The lines for standard output, in order.
-    /// - Parameter violations: the dataset rules the batch breaks, one line each.
-    public static func lines(_ files: [PlannedFile], violations: [String], json: Bool) -> [String] {
+    /// - Parameters:
+    ///   - leftOut: the folders' entries that are not files of the batch: in NDJSON, a `skipped` event each, as a
+    ///     run reports them (the table leaves them to the notes).
+    ///   - violations: the dataset rules the batch breaks, one line each.
+    ///   - exitCode: the code the dry run exits with, for the NDJSON summary as a run's has it.
+    public static func lines(
+        _ files: [PlannedFile], leftOut: [LeftOutEntry] = [], violations: [String], json: Bool, exitCode: Int32
+    ) -> [String] {
         let sending = files.filter(\.wouldSend)
         let before = sending.reduce(Int64(0)) { $0 + $1.size }
         let after = sending.reduce(Int64(0)) { $0 + ($1.preparation?.size ?? $1.size) }
         var lines: [String] = []
         if json {
-            lines = files.map(event)
+            lines = leftOut.map(HeadlessReporter.ndjson) + files.map(event)
             var line = JSONLine()
             line.add("event", "summary")
             line.add("dry_run", rawJSON: "true")
@@ -68,11 +74,14 @@ public enum DryRunReport {
             line.add("to_send", sending.count)
             line.add("already_uploaded", files.filter { $0.journal == .skip && $0.skipReason == nil }.count)
             line.add("not_sent", files.filter { $0.skipReason != nil }.count)
+            line.add("left_out", leftOut.count)
             line.add("failing", files.filter { $0.error != nil }.count)
             line.add("bytes", before)
             line.add("bytes_after_preparing", after)
             line.add("with_gps", files.filter { $0.gps == true }.count)
             line.add("rules_broken", rawJSON: "[" + violations.map(JSONLine.quote).joined(separator: ",") + "]")
+            line.add("exit_code", Int(exitCode))
+            line.addNow("ts")
             lines.append(line.text)
             return lines
         }
@@ -86,8 +95,10 @@ public enum DryRunReport {
                 ?? file.preparation.map { "\($0.width)×\($0.height) \(Format.bytes($0.size))" } ?? "as is"
             let gps = file.gps.map { $0 ? "yes" : "no" } ?? "-"
             lines.append(
-                pad(Sanitizer.displayName(file.name), 28) + "  " + pad(shortType(file.type), 10) + "  " + pad(pixels, 11)
-                    + "  " + pad(Format.bytes(file.size), 9, right: true) + "  " + pad(Sanitizer.displayName(prepared), 22)
+                pad(Sanitizer.displayName(file.name), 28) + "  " + pad(shortType(file.type), 10) + "  "
+                    + pad(pixels, 11)
+                    + "  " + pad(Format.bytes(file.size), 9, right: true) + "  "
+                    + pad(Sanitizer.displayName(prepared), 22)
                     + "  " + pad(file.journal.rawValue, 7) + "  " + pad(gps, 3) + "  "
                     + Sanitizer.displayName(file.destination))
         }
@@ -117,6 +128,7 @@ public enum DryRunReport {
         line.add("would_send", rawJSON: file.wouldSend ? "true" : "false")
         line.add("reason", file.skipReason)
         line.add("error", file.error)
+        line.addNow("ts")
         return line.text
     }
 

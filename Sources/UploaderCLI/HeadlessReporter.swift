@@ -50,6 +50,8 @@ public actor HeadlessReporter {
     /// Set by `summary`: the summary is the last line, so a late tick writes nothing after it.
     private var summarized = false
     private var finished = 0
+    /// Entries of the folders that are not files of the batch, counted in the summary's `left_out`.
+    private var leftOutCount = 0
 
     /// Creates a reporter; `json` adds NDJSON on stdout, `quiet` keeps only failures and the summary on stderr.
     public init(json: Bool, quiet: Bool = false, output: Output = .process, clock: any UploadClock = SystemClock()) {
@@ -71,6 +73,49 @@ public actor HeadlessReporter {
     public func journalFailed(_ text: String) {
         output.standardError("uploader-tui: warning: \(text); the run goes on, but a rerun sends again what it does")
         flush()
+    }
+
+    /// With `--json`, the `concurrency` event of the width the batch starts with: before any file's event, so a script
+    /// knows it before the first `started`. `progress` reports each change after it.
+    public func starting(_ snapshot: UploadSnapshot) {
+        guard json else { return }
+        reportWidthChange(snapshot)
+        flush()
+    }
+
+    /// Writes a `concurrency` event when the width (or whether it is automatic) differs from the last one written.
+    private func reportWidthChange(_ snapshot: UploadSnapshot) {
+        guard lastWidth.map({ $0 != (snapshot.concurrency, snapshot.concurrencyIsAuto) }) ?? true else { return }
+        lastWidth = (snapshot.concurrency, snapshot.concurrencyIsAuto)
+        var line = JSONLine()
+        line.add("event", "concurrency")
+        line.add("concurrency", snapshot.concurrency)
+        line.add("auto", rawJSON: snapshot.concurrencyIsAuto ? "true" : "false")
+        line.add("bytes_per_second", snapshot.progress.bytesPerSecond)
+        line.addNow("ts")
+        output.standardOutput(line.text)
+    }
+
+    /// Accounts for the folders' entries the scan made no file of: with `--json`, a `skipped` event each, marked
+    /// `left_out`, before any file's events, so a script can account for every entry from NDJSON alone. Stderr has
+    /// their notes already, a line a kind.
+    public func leftOut(_ entries: [LeftOutEntry]) {
+        leftOutCount += entries.count
+        guard json, !entries.isEmpty else { return }
+        for entry in entries { output.standardOutput(Self.ndjson(entry)) }
+        flush()
+    }
+
+    /// The `skipped` event of an entry left out by the scan: no size, request or destination to speak of.
+    static func ndjson(_ entry: LeftOutEntry) -> String {
+        var line = JSONLine()
+        line.add("event", "skipped")
+        line.add("file", entry.path)
+        line.add("phase", UploadPhase.skipped.rawValue)
+        line.add("reason", entry.reason)
+        line.add("left_out", rawJSON: "true")
+        line.addNow("ts")
+        return line.text
     }
 
     /// Says once that the batch stops, and how many uploads it lets finish.
@@ -163,16 +208,7 @@ public actor HeadlessReporter {
         let now = clock.now
         let range = snapshot.progress.etaRange
         if json {
-            if lastWidth.map({ $0 != (snapshot.concurrency, snapshot.concurrencyIsAuto) }) ?? true {
-                lastWidth = (snapshot.concurrency, snapshot.concurrencyIsAuto)
-                var line = JSONLine()
-                line.add("event", "concurrency")
-                line.add("concurrency", snapshot.concurrency)
-                line.add("auto", rawJSON: snapshot.concurrencyIsAuto ? "true" : "false")
-                line.add("bytes_per_second", snapshot.progress.bytesPerSecond)
-                line.addNow("ts")
-                output.standardOutput(line.text)
-            }
+            reportWidthChange(snapshot)
             // By index: only the rows in flight are copied out, not every row of a long queue at every tick.
             for index in snapshot.files.indices {
                 let phase = snapshot.files[index].phase
@@ -211,26 +247,66 @@ public actor HeadlessReporter {
         summarized = true
         let p = snapshot.progress
         let c = p.counts
-        let seconds = Format.seconds(snapshot.elapsed)
-        // A sum over the rows, not a filtered copy of them: with 10,000 files that copy was the run's largest
-        // allocation.
-        var doneBytes: Int64 = 0
-        for file in snapshot.files where file.phase == .done { doneBytes += file.size }
-        // Bytes an earlier run sent count as done, not as sent in this run's seconds.
-        let carried = min(doneBytes, p.bytesCarried)
-        let rate = seconds > 0 ? Double(doneBytes - carried) / seconds : 0
-        let earlier = carried > 0 ? ", \(Format.bytes(carried)) of it sent by an earlier run" : ""
+        let totals = Totals(snapshot)
+        let earlier = totals.carried > 0 ? ", \(Format.bytes(totals.carried)) of it sent by an earlier run" : ""
         let saved = p.bytesSaved > 0 ? ", \(Format.bytes(p.bytesSaved)) saved by preparing" : ""
         let verified = c.verified > 0 ? " (\(c.verified) verified)" : ""
         let files = c.total == 1 ? "1 file" : "\(c.total) files"
         if let journalError { output.standardError("uploader-tui: warning: \(journalError)") }
         output.standardError(
             "\(files): \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
-                + " — \(Format.bytes(doneBytes)) in \(Format.duration(snapshot.elapsed)) (\(Format.rate(rate))\(earlier))"
-                + saved
+                + " — \(Format.bytes(totals.doneBytes)) in \(Format.duration(snapshot.elapsed)) "
+                + "(\(Format.rate(totals.rate))\(earlier))" + saved
         )
         defer { flush() }
         guard json else { return }
+        output.standardOutput(summaryLine(snapshot, totals, exitCode: exitCode, journalError: journalError))
+    }
+
+    /// With `--json`, the lines of a run that found nothing to send (exit 3), so it ends with a summary as every
+    /// run does: the width it would have started with, the entries left out, and a summary of no files with the
+    /// `reason` (`nothing to upload in pics`). Stderr says it elsewhere.
+    public func nothingToSend(
+        concurrency: Int, auto: Bool, leftOut entries: [LeftOutEntry], reason: String, exitCode: Int32
+    ) {
+        guard json else { return }
+        let none = BatchProgress(counts: PhaseCounts(), bytesSent: 0, bytesTotal: 0, bytesPerSecond: 0, eta: nil)
+        let snapshot = UploadSnapshot(
+            files: [], progress: none, toast: .willStart, concurrency: concurrency, concurrencyIsAuto: auto,
+            isIdle: true, elapsed: .zero)
+        starting(snapshot)
+        leftOut(entries)
+        summarized = true
+        output.standardOutput(
+            summaryLine(snapshot, Totals(snapshot), exitCode: exitCode, journalError: nil, reason: reason))
+        flush()
+    }
+
+    /// The bytes and rate a summary reports.
+    private struct Totals {
+        /// The bytes of the files done, an earlier run's share among them.
+        var doneBytes: Int64 = 0
+        /// The bytes of S3 uploads an earlier run had sent: counted done, not in the rate.
+        var carried: Int64
+        var seconds: Double
+        var rate: Double
+
+        init(_ snapshot: UploadSnapshot) {
+            // A sum over the rows, not a filtered copy of them: with 10,000 files that copy was the run's largest
+            // allocation.
+            for file in snapshot.files where file.phase == .done { doneBytes += file.size }
+            carried = min(doneBytes, snapshot.progress.bytesCarried)
+            seconds = Format.seconds(snapshot.elapsed)
+            rate = seconds > 0 ? Double(doneBytes - carried) / seconds : 0
+        }
+    }
+
+    /// The NDJSON `summary`.
+    private func summaryLine(
+        _ snapshot: UploadSnapshot, _ totals: Totals, exitCode: Int32, journalError: String?, reason: String? = nil
+    ) -> String {
+        let p = snapshot.progress
+        let c = p.counts
         var line = JSONLine()
         line.add("event", "summary")
         line.add("files", c.total)
@@ -238,15 +314,17 @@ public actor HeadlessReporter {
         line.add("failed", c.failed)
         line.add("cancelled", c.cancelled)
         line.add("skipped", c.skipped)
+        line.add("left_out", leftOutCount)
         if c.verified > 0 { line.add("verified", c.verified) }
-        line.add("bytes", doneBytes)
+        line.add("bytes", totals.doneBytes)
         line.add("bytes_saved", p.bytesSaved)
-        if carried > 0 { line.add("bytes_carried", carried) }
-        line.add("seconds", seconds)
-        line.add("bytes_per_second", rate)
+        if totals.carried > 0 { line.add("bytes_carried", totals.carried) }
+        line.add("seconds", totals.seconds)
+        line.add("bytes_per_second", totals.rate)
         if let limit = snapshot.bandwidthLimit { line.add("bwlimit", limit) }
         line.add("concurrency", snapshot.concurrency)
         line.add("exit_code", Int(exitCode))
+        if let reason { line.add("reason", reason) }
         if let journalError { line.add("journal_error", journalError) }
         line.add("peak_rss_bytes", Self.peakResidentBytes())
         if snapshot.files.contains(where: { $0.result?.mediaID != nil }) {
@@ -256,7 +334,7 @@ public actor HeadlessReporter {
             line.add("media_ids", rawJSON: "[" + items + "]")
         }
         line.addNow("ts")
-        output.standardOutput(line.text)
+        return line.text
     }
 
     private func ndjson(

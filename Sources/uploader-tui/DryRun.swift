@@ -21,7 +21,7 @@ struct DryRun {
         for item in items {
             let header = item.skipReason == nil ? await images.inspect(item) : nil
             var preparation: Preparation?
-            var failure = item.unreadableReason.map { "cannot read file: " + $0 }
+            var failure = item.scanFailure?.summary
             var sentAs = item
             if prepares, item.skipReason == nil, failure == nil {
                 do {
@@ -55,9 +55,11 @@ struct DryRun {
                     gps: header.map(\.hasLocation), skipReason: item.skipReason, error: failure))
         }
         for note in plan.notes { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
-        let lines = DryRunReport.lines(planned, violations: plan.violations, json: plan.json)
+        let status: ExitStatus = plan.violations.isEmpty ? .success : .usage
+        let lines = DryRunReport.lines(
+            planned, leftOut: plan.leftOut, violations: plan.violations, json: plan.json, exitCode: status.rawValue)
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        return plan.violations.isEmpty ? .success : .usage
+        return status
     }
 
     /// The files a run would take (with `--retry-failed`, those that failed last time, as the run picks them) and what
@@ -83,7 +85,8 @@ struct DryRun {
                 let failed = Set(try journal.failedFiles(destination: plan.destination))
                 items = UploadItem.renumbered(items.filter { failed.contains($0.path) })
                 guard !items.isEmpty else {
-                    throw NothingToUpload(description: "no file failed last time to \(plan.destination)")
+                    throw NothingToUpload(
+                        description: "no file failed last time to \(plan.destination)", leftOut: plan.leftOut)
                 }
             }
             let prior = try journal.priorOutcomes(

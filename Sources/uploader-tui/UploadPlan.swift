@@ -8,11 +8,6 @@ struct UsageError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Nothing to upload: exit 3.
-struct NothingToUpload: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// Everything a run needs, validated.
 struct UploadPlan {
     /// How requests are made; presign planners need the engine, so they are built with it.
@@ -23,6 +18,8 @@ struct UploadPlan {
 
     var items: [UploadItem]
     var notes: [String]
+    /// The folders' entries that are not items (hidden, filtered out, …): NDJSON accounts for each.
+    var leftOut: [LeftOutEntry]
     var destinationKind: Destination
     var resultsTarget: ResultsFile.Target?
     /// `--log-file`, opened.
@@ -145,9 +142,6 @@ extension UploadCommand {
         case (nil, nil): tokenSource = nil
         default: throw UsageError(description: "use only one of --token-command and --refresh-url")
         }
-        if tokenSource != nil, to?.lowercased().hasPrefix("s3://") == true {
-            throw UsageError(description: "--token-command and --refresh-url are for HTTP destinations, not S3")
-        }
         // With a token source and no token yet, the first request fetches one; "" marks requests that carry it.
         let carried = bearer ?? (tokenSource == nil ? nil : "")
         guard stallTimeout >= 0, stallTimeout.isFinite else {
@@ -209,11 +203,18 @@ extension UploadCommand {
     /// - Parameters:
     ///   - journal: The opening started with `main`; told the journal's path, or to skip it.
     ///   - environment: The process's environment, read once by `main`.
-    func makePlan(journal opening: JournalOpening, environment: [String: String]) throws -> UploadPlan {
+    ///   - typed: The settings typed on the command line (`typedSettings`): those the destination does not use are
+    ///     refused; the same from a profile are left unused.
+    func makePlan(
+        journal opening: JournalOpening, environment: [String: String], typed: Set<String>
+    ) throws -> UploadPlan {
         guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
         let checked = try checkedOptions(environment: environment)
         let (headers, fields, width) = (checked.headers, checked.fields, checked.width)
-        let (bearer, tokenSource, carried) = (checked.bearer, checked.tokenSource, checked.carriedToken)
+        let isS3 = to?.lowercased().hasPrefix("s3://") == true
+        // S3 requests are signed: a profile's token, command or refresh URL is for its HTTP destinations.
+        let (bearer, tokenSource, carried) =
+            isS3 ? (nil, nil, nil) : (checked.bearer, checked.tokenSource, checked.carriedToken)
         let (imageOptions, engineOptions) = (checked.imageOptions, checked.engineOptions)
         let journalPath = resume ? try JournalPath.resolve(journal, environment: environment) : nil
 
@@ -223,7 +224,9 @@ extension UploadCommand {
             throw UsageError(
                 description: "say where to upload: --to URL (multipart POST), --put URL/ (PUT) or --presign URL")
         }
-        if to != nil, target.lowercased().hasPrefix("s3://") {
+        let mode: Mode = if isS3 { .s3 } else if to != nil { .multipart } else if put != nil { .put } else { .presign }
+        try Self.refuseOptions(notUsedBy: mode, typed: typed)
+        if isS3 {
             destination = .planner(try makeS3Planner(target, headers: headers))
         } else if to != nil {
             destination = .planner(
@@ -236,27 +239,6 @@ extension UploadCommand {
         } else {
             destination = .presign(
                 endpoint: target, token: carried, headers: headers, mediaType: mediaType, batch: presignBatch)
-        }
-
-        // Options that shape a request this destination does not make are said, not silently dropped.
-        var ignored: [String] = []
-        let multipartPOST =
-            if case .planner(let planner) = destination, planner is MultipartPlanner { true } else { false }
-        let formOptions =
-            [batch != "1" ? "--batch" : nil, form.isEmpty ? nil : "-F", field != "file" ? "--field" : nil]
-            .compactMap { $0 }
-        if !multipartPOST, !formOptions.isEmpty {
-            let verb = formOptions.count == 1 ? "shapes" : "shape"
-            ignored.append("\(formOptions.joined(separator: ", ")) \(verb) a multipart POST (--to URL); not used here")
-        }
-        if token != nil, case .planner(let planner) = destination, planner is S3Planner {
-            ignored.append("--token is for HTTP destinations; S3 requests are signed with the AWS credentials")
-        }
-        let presignOptions = [mediaType != nil ? "--media-type" : nil, presignBatch != 100 ? "--presign-batch" : nil]
-            .compactMap { $0 }
-        if presign == nil, !presignOptions.isEmpty {
-            let verb = presignOptions.count == 1 ? "goes" : "go"
-            ignored.append("\(presignOptions.joined(separator: ", ")) \(verb) with --presign; not used here")
         }
 
         // Refused before the journal or the network sees anything: such a destination cannot say what it stored.
@@ -274,9 +256,10 @@ extension UploadCommand {
         }
         let scan: FileScanner.Result
         do {
+            // The entries left out are listed for NDJSON alone; the notes count them.
             scan = try FileScanner(
                 recursive: recursive, includeHidden: hidden, followSymlinks: followSymlinks,
-                selection: checked.fileSelection
+                selection: checked.fileSelection, listsLeftOut: json
             ).scan(paths)
         } catch {
             journalOpening?.abandon()
@@ -286,7 +269,8 @@ extension UploadCommand {
             journalOpening?.abandon()
             let notes = scan.notes.map { "\n  " + $0 }.joined()
             throw NothingToUpload(
-                description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)")
+                description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)",
+                leftOut: scan.leftOut)
         }
         do {
             try TLSOptions.checkFiles(of: engineOptions)
@@ -322,11 +306,12 @@ extension UploadCommand {
         }
         return UploadPlan(
             items: items,
-            notes: ignored + scan.notes + warnings + duplicateNotes
+            notes: scan.notes + warnings + duplicateNotes
                 + [
                     VipsImagePreparer.unpreparedNote(items, options: imageOptions),
                     VipsImagePreparer.pagedNote(items, paged: paged),
                 ].compactMap { $0 },
+            leftOut: scan.leftOut,
             destinationKind: destination,
             resultsTarget: resultsTarget, log: log,
             source: paths.joined(separator: " "), destination: Self.shown(target, destination),

@@ -45,7 +45,8 @@ struct UploadRun {
             items = UploadItem.renumbered(items.filter { failed.contains($0.path) })
             guard !items.isEmpty else {
                 prepared.release()
-                throw NothingToUpload(description: "no file failed last time to \(plan.destination)")
+                throw NothingToUpload(
+                    description: "no file failed last time to \(plan.destination)", leftOut: plan.leftOut)
             }
         }
         let journal = try prepared.map(begin)
@@ -238,6 +239,8 @@ struct UploadRun {
         readsEvents: Bool = true
     ) async -> String? {
         for note in plan.notes { await reporter.note(note) }
+        await reporter.starting(await session.snapshot())
+        await reporter.leftOut(plan.leftOut)
         let locations = Task { [plan] in
             if let note = await Self.locationNote(plan, skipping: done.files) { await reporter.note(note) }
         }

@@ -47,11 +47,13 @@ struct UploaderCommand: AsyncParsableCommand {
         } catch {
             exit(parsing: error)
         }
+        // What the user typed, told apart from what a profile put before it: options of another mode are refused.
+        let typed = UploadCommand.typedSettings(Array(CommandLine.arguments.dropFirst()))
         let status: ExitStatus
         do {
             switch parsed {
             case let upload as UploadCommand where upload.dryRun:
-                let plan = try upload.makePlan(journal: journal, environment: environment)
+                let plan = try upload.makePlan(journal: journal, environment: environment, typed: typed)
                 status = try await DryRun(plan: plan).run()
             case let upload as UploadCommand:
                 // An interactive run starts its run process before anything else, which checks and scans (issue 18).
@@ -59,7 +61,7 @@ struct UploaderCommand: AsyncParsableCommand {
                     journal.skip()
                     status = try await launcher.start()
                 } else {
-                    let plan = try upload.makePlan(journal: journal, environment: environment)
+                    let plan = try upload.makePlan(journal: journal, environment: environment, typed: typed)
                     status = try await UploadRun(plan: plan).run()
                 }
             case let serve as ServeRunCommand:
@@ -95,6 +97,9 @@ struct UploaderCommand: AsyncParsableCommand {
             let message = origins.attributed("\(error)")
             FileHandle.standardError.write(Data("uploader-tui: \(message)\n".utf8))
             status = error is UsageError ? .usage : .nothingToUpload
+            if let nothing = error as? NothingToUpload, let upload = parsed as? UploadCommand, upload.json {
+                await nothing.writeNDJSON(for: upload, exitCode: status.rawValue)
+            }
         }
         ProcessExit.now(status.rawValue)
     }
@@ -160,7 +165,8 @@ struct UploaderCommand: AsyncParsableCommand {
         }
         var plan: UploadPlan
         do {
-            plan = try upload.makePlan(journal: journal, environment: environment)
+            plan = try upload.makePlan(
+                journal: journal, environment: environment, typed: UploadCommand.typedSettings(typed))
         } catch let error as UsageError {
             throw UsageError(description: origins.attributed(error.description))
         }

@@ -23,6 +23,10 @@ struct HeadlessBinaryTests {
             binary, [folder.path, "--to", server.url("/datasets/pets/images"), "--json", "--concurrency", "3"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let lines = try events(outcome.standardOutput)
+        // The width first, however fast the run: a script knows it before the first request starts.
+        let widths = lines.filter { $0["event"] as? String == "concurrency" }
+        #expect(lines.first?["event"] as? String == "concurrency", "\(outcome.standardOutput)")
+        #expect(widths.count == 1 && widths[0]["concurrency"] as? Int == 3 && widths[0]["auto"] as? Bool == false)
         let order = ["queued", "started", "modeling", "done"]
         for i in 0..<6 {
             let kinds = lines.filter { $0["file"] as? String == "cat-\(i).jpg" }.compactMap { $0["event"] as? String }
@@ -45,6 +49,54 @@ struct HeadlessBinaryTests {
         #expect(summary["done"] as? Int == 6)
         #expect(summary["exit_code"] as? Int == 0)
         #expect(outcome.standardError.contains("6 files: 6 done, 0 failed"))
+        await server.stop()
+    }
+
+    @Test("--json accounts for every entry of the folder: what the scan leaves out is a skipped event each")
+    func everyEntryAccountedFor() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("every")
+        try folder.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        try folder.write("notes.txt", size: 100, seed: 2)
+        let old = try folder.write("old.jpg", size: 100, seed: 3, prefix: Magic.jpeg)
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, old, &times, 0) == 0)
+        try folder.write(".hidden", size: 10, seed: 4)
+        try folder.write(".git/config", size: 10, seed: 5)
+        try folder.write("sub/c.jpg", size: 100, seed: 6, prefix: Magic.jpeg)
+        try folder.write("raw/r.jpg", size: 100, seed: 7, prefix: Magic.jpeg)
+        #expect(mkfifo(folder.path + "/pipe", 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: folder.path + "/key", withDestinationPath: "/etc/passwd")
+        let outcome = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", server.url("/datasets/every/images"), "--json", "--no-resume", "--exclude",
+                "*.txt", "--exclude", "raw/", "--max-age", "2d",
+            ])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = try events(outcome.standardOutput)
+        let leftOut = lines.filter { $0["event"] as? String == "skipped" && $0["left_out"] as? Bool == true }
+        let reasons = Dictionary(
+            uniqueKeysWithValues: leftOut.map { ($0["file"] as? String ?? "", $0["reason"] as? String ?? "") })
+        #expect(
+            reasons == [
+                ".git/": "hidden (--hidden sends it)", ".hidden": "hidden (--hidden sends it)",
+                "notes.txt": "left out by --include/--exclude", "pipe": "not a regular file (named pipe)",
+                "raw/": "left out by --exclude", "sub/": "folder not uploaded (use --recursive)",
+                "old.jpg": "left out by --max-age/--min-age",
+            ])
+        #expect(leftOut.allSatisfy { $0["event"] as? String == "skipped" && $0["phase"] as? String == "skipped" })
+        // Before any file's event, and every entry once: the files of the batch and those left out.
+        let firstFile = try #require(lines.firstIndex { $0["event"] as? String == "queued" })
+        #expect(lines[..<firstFile].filter { $0["left_out"] != nil }.count == leftOut.count)
+        let queued = lines.filter { $0["event"] as? String == "queued" }.compactMap { $0["file"] as? String }
+        let accounted = (queued + reasons.keys.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }).sorted()
+        let listed = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(accounted == listed)
+        let summary = try #require(lines.last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["left_out"] as? Int == 7)
+        #expect(summary["files"] as? Int == 2 && summary["skipped"] as? Int == 1, "\(summary)")
         await server.stop()
     }
 
@@ -113,28 +165,66 @@ struct HeadlessBinaryTests {
         let shell = try await ChildProcess.run("/bin/sh", ["-c", command])
         #expect(shell.status == 0, "\(shell.standardError)")
         let text = try String(contentsOfFile: both, encoding: .utf8)
-        #expect(text.hasPrefix("{\"event\":\"queued\""), "\(text)")
+        #expect(text.hasPrefix("{\"event\":\"concurrency\""), "\(text)")
         #expect(text.contains("\"event\":\"summary\"") && text.hasSuffix("  ]\n}\n"), "\(text)")
         await server.stop()
     }
 
-    @Test("options of another destination are named as not used, and the run goes on")
-    func optionsNotUsed() async throws {
+    @Test("options typed for another destination are a usage error; from a profile's defaults, they are left unused")
+    func optionsOfAnotherMode() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder()
         try folder.write("a.jpg", size: 100, seed: 1)
-        let put = try await ChildProcess.run(
-            binary,
-            [
-                folder.path, "--put", server.url("/files/n/"), "--batch", "2", "-F", "a=b", "--media-type", "x",
-                "--no-tui",
-            ])
-        #expect(put.status == 0, "\(put.standardError)")
-        #expect(put.standardError.contains("note: --batch, -F shape a multipart POST (--to URL); not used here"))
-        #expect(put.standardError.contains("note: --media-type goes with --presign; not used here"))
+        let (to, put) = (server.url("/datasets/n/images"), server.url("/files/n/"))
+        let refused: [([String], String)] = [
+            (["--to", to, "--media-type", "x"], "--media-type applies to --presign, not --to URL"),
+            (["--put", put, "--batch", "4"], "--batch applies to --to URL (multipart forms), not --put"),
+            (["--put", put, "-F", "a=b"], "-F applies to --to URL (multipart forms), not --put"),
+            (["--to", to, "--part-size", "1M"], "--part-size applies to --to s3:// (S3), not --to URL"),
+            // The default value typed is still an option that does nothing here.
+            (
+                ["--presign", server.url("/presigned-urls"), "--batch", "1", "--field", "f", "--region", "eu-west-1"],
+                "--batch and --field apply to --to URL (multipart forms), not --presign; --region applies to --to "
+                    + "s3:// (S3), not --presign"
+            ),
+        ]
+        for (arguments, message) in refused {
+            let outcome = try await ChildProcess.run(binary, [folder.path] + arguments + ["--no-tui"])
+            #expect(outcome.status == 2, "\(arguments): \(outcome.standardError)")
+            #expect(outcome.standardError == "uploader-tui: \(message)\n", "\(arguments)")
+        }
+        #expect(await server.server.statistics.requests == 0)
+        // A flag switched off asks for nothing: a script may pass it to override a profile, whatever the destination.
         let post = try await ChildProcess.run(
-            binary, [folder.path, "--to", server.url("/datasets/n/images"), "--batch", "2", "-F", "a=b", "--no-tui"])
-        #expect(post.status == 0 && !post.standardError.contains("not used here"), "\(post.standardError)")
+            binary, [folder.path, "--to", to, "--batch", "2", "-F", "a=b", "--no-path-style", "--no-tui"])
+        #expect(post.status == 0, "\(post.standardError)")
+
+        // [defaults] holds settings for every mode: a PUT run and an S3 one use what applies to them, silently.
+        let home = try TestFolder("config")
+        try FileManager.default.createDirectory(atPath: home.path + "/uploader-tui", withIntermediateDirectories: true)
+        let config = """
+            [defaults]
+            batch = 4
+            fields = ["album=pets"]
+            media_type = "archive"
+            part_size = "1M"
+            token_command = "echo t0k3n"
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: home.path + "/uploader-tui/config.toml"))
+        let profiled = try await ChildProcess.run(
+            binary, [folder.path, "--put", put, "--no-tui", "--no-resume"], environment: ["XDG_CONFIG_HOME": home.path])
+        #expect(profiled.status == 0, "\(profiled.standardError)")
+        #expect(
+            profiled.standardError.split(separator: "\n").count == 2,
+            "a file and the summary: \(profiled.standardError)")
+        #expect(await server.server.statistics.storedByPath["files/n/a.jpg"] != nil)
+        try Data(config.replacingOccurrences(of: "1M", with: "6M").utf8).write(
+            to: URL(fileURLWithPath: home.path + "/uploader-tui/config.toml"))
+        let aws = ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret", "HOME": home.path]
+        let s3 = try await ChildProcess.run(
+            binary, [folder.path, "--to", "s3://pets/", "--endpoint-url", server.url(""), "--dry-run", "--no-resume"],
+            environment: aws.merging(["XDG_CONFIG_HOME": home.path]) { $1 })
+        #expect(s3.status == 0, "token_command is for HTTP destinations: \(s3.standardError)")
         await server.stop()
     }
 
@@ -177,6 +267,39 @@ struct HeadlessBinaryTests {
         let nothing = try await ChildProcess.run(binary, [empty.path, "--to", url, "--no-tui"])
         #expect(nothing.status == 3)
         #expect(nothing.standardError.contains("nothing to upload in \(empty.path)"))
+        await server.stop()
+    }
+
+    @Test("with nothing to upload (exit 3), --json still ends with the summary, after the entries left out")
+    func nothingToUploadSummary() async throws {
+        let server = try await ServerFixture.start()
+        let empty = try TestFolder("empty-json")
+        let filtered = try TestFolder("filtered-json")
+        try filtered.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        let url = server.url("/datasets/none/images")
+        let cases: [(arguments: [String], leftOut: Int, reason: String)] = [
+            ([empty.path, "--to", url, "--json"], 0, "nothing to upload in \(empty.path)"),
+            ([filtered.path, "--to", url, "--json", "--exclude", "*.jpg"], 1, "nothing to upload in \(filtered.path)"),
+            ([filtered.path, "--to", url, "--json", "--retry-failed"], 0, "no file failed last time to \(url)"),
+        ]
+        for (arguments, leftOut, reason) in cases {
+            let outcome = try await ChildProcess.run(binary, arguments)
+            #expect(outcome.status == 3, "\(arguments): \(outcome.standardError)")
+            let lines = try events(outcome.standardOutput)
+            #expect(lines.first?["event"] as? String == "concurrency", "\(arguments): \(outcome.standardOutput)")
+            let skipped = lines.filter { $0["event"] as? String == "skipped" && $0["left_out"] as? Bool == true }
+            #expect(skipped.count == leftOut, "\(arguments)")
+            let summary = try #require(lines.last, "\(arguments)")
+            #expect(summary["event"] as? String == "summary" && summary["exit_code"] as? Int == 3, "\(summary)")
+            #expect(summary["files"] as? Int == 0 && summary["left_out"] as? Int == leftOut, "\(summary)")
+            #expect(summary["reason"] as? String == reason && summary["ts"] is String, "\(summary)")
+        }
+        let dry = try await ChildProcess.run(
+            binary, [filtered.path, "--to", url, "--json", "--exclude", "*", "--dry-run"])
+        #expect(dry.status == 3, "\(dry.standardError)")
+        let summary = try #require(try events(dry.standardOutput).last)
+        #expect(summary["dry_run"] as? Bool == true && summary["exit_code"] as? Int == 3, "\(summary)")
+        #expect(await server.server.statistics.requests == 0)
         await server.stop()
     }
 
@@ -252,6 +375,29 @@ struct HeadlessBinaryTests {
         #expect(outcome.status == 1)
         #expect(outcome.standardError.contains("gone.jpg: cannot read file: No such file or directory"))
         #expect(outcome.standardError.contains("done      ok.jpg"))
+        await server.stop()
+    }
+
+    @Test("a folder that cannot be listed: named, it is a usage error; inside the tree, a failing folder")
+    func unlistableFolder() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("unlistable")
+        try folder.write("ok.jpg", size: 1_000, seed: 1, prefix: Magic.jpeg)
+        try folder.write("locked/in.jpg", size: 1_000, seed: 2, prefix: Magic.jpeg)
+        let locked = folder.path + "/locked"
+        chmod(locked, 0)
+        defer { chmod(locked, 0o755) }
+        let url = server.url("/datasets/locked/images")
+        let named = try await ChildProcess.runUnprivileged([locked, "--to", url, "--no-tui", "--no-resume"])
+        #expect(named.status == 2, "\(named.standardError)")
+        #expect(named.standardError == "uploader-tui: \(locked): cannot list folder: Permission denied\n")
+        let tree = try await ChildProcess.runUnprivileged([folder.path, "-r", "--to", url, "--no-tui", "--no-resume"])
+        #expect(tree.status == 1, "\(tree.standardError)")
+        #expect(
+            tree.standardError.contains("failed    locked/: cannot list folder: Permission denied"),
+            "\(tree.standardError)")
+        #expect(tree.standardError.contains("done      ok.jpg"), "\(tree.standardError)")
+        #expect(await server.server.statistics.filesStored == 1)
         await server.stop()
     }
 }

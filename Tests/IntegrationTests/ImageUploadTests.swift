@@ -385,6 +385,7 @@ struct ImageUploadTests {
         #expect(link["would_send"] as? Bool == false)
         let summary = try #require(events.last)
         #expect(summary["rules_broken"] as? [String] == ["--max-files 1: 2 files, at most 1 allowed"])
+        #expect(summary["exit_code"] as? Int == 2 && summary["ts"] is String, "\(summary)")
         #expect(await server.server.statistics.requests == 0)
         #expect(!FileManager.default.fileExists(atPath: journal), "no run recorded, no journal left")
         #expect(leftovers(tmp.path).isEmpty)

@@ -406,18 +406,22 @@ struct UploadSessionTests {
         await session.waitUntilIdle()
     }
 
-    @Test("unreadable files fail at once without a request, naming the cause")
+    @Test("unreadable files and unlistable folders fail at once without a request, naming the cause")
     func unreadable() async {
         let transport = InMemoryTransport()
         let item = UploadItem(
             id: 0, path: "/x", relativePath: "x.jpg", size: 0, modified: 0, contentType: "image/jpeg",
             unreadableReason: "Permission denied")
-        let session = UploadSession(items: [item], planner: EchoPlanner(), transport: transport)
+        let folder = UploadItem(
+            id: 1, path: "/locked", relativePath: "locked/", size: 0, modified: 0, contentType: "",
+            unreadableReason: "Permission denied", isFolder: true)
+        let session = UploadSession(items: [item, folder], planner: EchoPlanner(), transport: transport)
         await session.start()
         await session.waitUntilIdle()
-        let file = await session.snapshot().files[0]
-        #expect(file.phase == .failed)
-        #expect(file.error?.description == "x.jpg: cannot read file: Permission denied")
+        let files = await session.snapshot().files
+        #expect(files.map(\.phase) == [.failed, .failed])
+        #expect(files[0].error?.description == "x.jpg: cannot read file: Permission denied")
+        #expect(files[1].error?.description == "locked/: cannot list folder: Permission denied")
     }
 }
 

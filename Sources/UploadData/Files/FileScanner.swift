@@ -8,6 +8,8 @@ public struct FileScanner: Sendable {
     public struct Result: Sendable {
         public var items: [UploadItem]
         public var notes: [String]
+        /// Every entry of the folders that is not an item, with its reason, in the order of the scan.
+        public var leftOut: [LeftOutEntry] = []
     }
 
     /// A path argument that cannot be used at all (a usage error).
@@ -24,16 +26,20 @@ public struct FileScanner: Sendable {
     public var followSymlinks: Bool
     /// Which files found in folders are kept, and the batch's order.
     public var selection: FileSelection
+    /// Lists each entry left out in `Result.leftOut` (for `--json`); otherwise they are only counted for the notes,
+    /// which spares 100,000 hidden files a sort and a string each.
+    public var listsLeftOut: Bool
 
     /// Creates a scanner.
     public init(
         recursive: Bool = false, includeHidden: Bool = false, followSymlinks: Bool = false,
-        selection: FileSelection = FileSelection()
+        selection: FileSelection = FileSelection(), listsLeftOut: Bool = true
     ) {
         self.recursive = recursive
         self.includeHidden = includeHidden
         self.followSymlinks = followSymlinks
         self.selection = selection
+        self.listsLeftOut = listsLeftOut
     }
 
     /// Scans the arguments in order; items keep that order (folders sorted by name).
@@ -42,7 +48,7 @@ public struct FileScanner: Sendable {
         var found: [Found] = []
         var notes: [String] = []
         var links = Links()
-        var left = LeftOut()
+        var left = LeftOut(listing: listsLeftOut)
         for argument in arguments {
             // `stat` would take the current folder for it: an unset variable ("$DIR") must not send the folder.
             guard !argument.isEmpty else { throw ScanError(path: "''", reason: "an empty path names no file") }
@@ -60,9 +66,13 @@ public struct FileScanner: Sendable {
                 var visited: Set<FolderID> = []
                 links.roots.append(Self.resolved(absolute))
                 var inFolder: [Found] = []
-                walk(
-                    absolute, relative: "", visited: &visited, into: &inFolder, notes: &notes, links: &links,
-                    left: &left)
+                do {
+                    try walk(
+                        absolute, relative: "", visited: &visited, into: &inFolder, notes: &notes, links: &links,
+                        left: &left)
+                } catch {
+                    throw ScanError(path: argument, reason: error.reason)
+                }
                 found += select(inFolder, leftOut: &left)
             default:
                 throw ScanError(path: argument, reason: "not a regular file or folder")
@@ -84,7 +94,7 @@ public struct FileScanner: Sendable {
             let count = outside.count == 1 ? "1 followed link points" : "\(outside.count) followed links point"
             notes.append("\(count) outside the folders given (-L)")
         }
-        return Result(items: items, notes: notes)
+        return Result(items: items, notes: notes, leftOut: left.entries)
     }
 
     /// A file as scanned: one `open`, `fstat`, `read` and `close`, each relative to its open folder, so the kernel
@@ -98,12 +108,13 @@ public struct FileScanner: Sendable {
         var failure: String?
         var skipReason: String?
         var identity: FileIdentity?
+        var isFolder = false
 
         func item(id: Int) -> UploadItem {
             UploadItem(
                 id: id, path: path, relativePath: relative, size: size, modified: modified,
                 contentType: MediaType.detect(header: header, name: relative), unreadableReason: failure,
-                skipReason: skipReason, sniffedType: MediaType.sniff(header), identity: identity)
+                skipReason: skipReason, sniffedType: MediaType.sniff(header), identity: identity, isFolder: isFolder)
         }
     }
 
@@ -115,18 +126,38 @@ public struct FileScanner: Sendable {
                 !selection.admits(modified: entry.modified, now: now)
             {
                 leftOut.byAge += 1
+                leftOut.add(entry.relative, LeftOut.byAgeReason)
                 return false
             }
             return true
         }
     }
 
-    /// Files the selection left out, counted for one note each.
+    /// Entries the scan left out: each with its reason, and counted for one note a kind.
     private struct LeftOut {
         var byName = 0
         var byAge = 0
         var folders = 0
         var hidden = 0
+        /// Whether `entries` lists them, or they are only counted.
+        let listing: Bool
+        var entries: [LeftOutEntry] = []
+
+        init(listing: Bool) {
+            self.listing = listing
+        }
+
+        mutating func add(_ path: @autoclosure () -> String, _ reason: String) {
+            if listing { entries.append(LeftOutEntry(path: path(), reason: reason)) }
+        }
+
+        // One string each, shared by every entry.
+        static let hiddenReason = "hidden (--hidden sends it)"
+        static let byNameReason = "left out by --include/--exclude"
+        static let byAgeReason = "left out by --max-age/--min-age"
+        static let prunedReason = "left out by --exclude"
+        static let notRecursiveReason = "folder not uploaded (use --recursive)"
+        static let loopReason = "folder loop through a link, not walked again"
 
         var notes: [String] {
             func files(_ n: Int) -> String { n == 1 ? "1 file" : "\(n) files" }
@@ -150,23 +181,30 @@ public struct FileScanner: Sendable {
         var inode: UInt64
     }
 
+    /// Lists `folder` (`relative` to the folder argument, "" for the argument itself) into `found`.
+    /// - Throws: `ScanError` when the folder argument itself cannot be listed; a folder inside it that cannot be
+    ///   listed is a failing item instead.
     private func walk(
         _ folder: String, relative: String, visited: inout Set<FolderID>, into found: inout [Found],
         notes: inout [String], links: inout Links, left: inout LeftOut
-    ) {
+    ) throws(ScanError) {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         var info = stat()
         guard descriptor >= 0, fstat(descriptor, &info) == 0, let stream = fdopendir(descriptor) else {
-            // An unlistable folder becomes a failing item, so it is reported rather than skipped.
             let reason = String(cString: strerror(errno))
             if descriptor >= 0 { close(descriptor) }
-            found.append(
-                Self.failed(folder, relative: relative.isEmpty ? "." : relative, "cannot list folder: \(reason)"))
+            // The folder named is unusable, as a missing one is. One inside it becomes a failing item named as a
+            // folder, so its files are not silently left out and the run does not end well.
+            guard !relative.isEmpty else { throw ScanError(path: folder, reason: "cannot list folder: \(reason)") }
+            var unlistable = Found(path: folder, relative: relative + "/", failure: reason)
+            unlistable.isFolder = true
+            found.append(unlistable)
             return
         }
         defer { closedir(stream) }
         guard visited.insert(FolderID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else {
-            notes.append("\(Sanitizer.displayName(folder)): folder loop through a link, not walked again")
+            notes.append("\(Sanitizer.displayName(folder)): \(LeftOut.loopReason)")
+            left.add(relative + "/", LeftOut.loopReason)
             return
         }
         var entries: [(name: String, type: Int32, utf8: Bool)] = []
@@ -184,12 +222,13 @@ public struct FileScanner: Sendable {
                 }
             }
             if name == "." || name == ".." { continue }
-            if name.hasPrefix("."), !includeHidden {
+            if name.hasPrefix("."), !includeHidden, !left.listing {
                 left.hidden += 1
                 continue
             }
             entries.append((name, Int32(entry.pointee.d_type), utf8))
         }
+        // Hidden entries, when listed, are sorted with the rest, so the entries left out come in name order too.
         entries.sort { $0.name < $1.name }
         // Regular files are probed after the listing, together: in parallel when there are many.
         var slots: [Slot] = []
@@ -197,6 +236,16 @@ public struct FileScanner: Sendable {
         for (name, type, utf8) in entries {
             let path = folder + "/" + name
             let rel = relative.isEmpty ? name : relative + "/" + name
+            if name.hasPrefix("."), !includeHidden {
+                // Reached only when listing: otherwise hidden entries were counted as the folder was read.
+                left.hidden += 1
+                let isFolder =
+                    type == DT_UNKNOWN
+                    ? fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFDIR
+                    : type == DT_DIR
+                left.add(isFolder ? rel + "/" : rel, LeftOut.hiddenReason)
+                continue
+            }
             // Paths are Strings: the repaired name opens no file, so say why instead of "No such file".
             guard utf8 else {
                 var found = Found(path: path, relative: rel, failure: "name is not valid UTF-8; rename it to send it")
@@ -218,6 +267,7 @@ public struct FileScanner: Sendable {
             // Before the file is opened: --exclude 'node_modules/' or --include '*.jpg' should cost no reads.
             if kind != S_IFDIR, !selection.admits(rel) {
                 left.byName += 1
+                left.add(rel, LeftOut.byNameReason)
                 continue
             }
             if kind == S_IFLNK {
@@ -239,13 +289,16 @@ public struct FileScanner: Sendable {
             case S_IFDIR:
                 if selection.prunes(folder: rel) {
                     left.folders += 1
+                    left.add(rel + "/", LeftOut.prunedReason)
                 } else if recursive {
                     slots.append(.folder(path, relative: rel))
                 } else {
-                    notes.append("\(Sanitizer.displayName(rel))/: folder not uploaded (use --recursive)")
+                    notes.append("\(Sanitizer.displayName(rel))/: \(LeftOut.notRecursiveReason)")
+                    left.add(rel + "/", LeftOut.notRecursiveReason)
                 }
             default:
                 notes.append("\(Sanitizer.displayName(rel)): not a regular file, not uploaded")
+                left.add(rel, "not a regular file (\(Self.kindName(kind ?? 0)))")
             }
         }
         let probed = Self.probe(files, in: descriptor)
@@ -256,7 +309,8 @@ public struct FileScanner: Sendable {
             case .probe(let index):
                 found.append(probed[index])
             case .folder(let path, let rel):
-                walk(path, relative: rel, visited: &visited, into: &found, notes: &notes, links: &links, left: &left)
+                try walk(
+                    path, relative: rel, visited: &visited, into: &found, notes: &notes, links: &links, left: &left)
             }
         }
     }
@@ -303,6 +357,17 @@ public struct FileScanner: Sendable {
                 }
             }
             count = files.count
+        }
+    }
+
+    /// What a special file is, in words.
+    private static func kindName(_ kind: mode_t) -> String {
+        switch kind {
+        case S_IFIFO: "named pipe"
+        case S_IFSOCK: "socket"
+        case S_IFCHR: "character device"
+        case S_IFBLK: "block device"
+        default: "unknown type"
         }
     }
 

@@ -12,6 +12,8 @@ public struct UploadError: Error, Sendable, Equatable {
         case decodingFailed
         case presignMismatch
         case fileUnreadable
+        /// A folder inside the tree cannot be listed: its files are unknown, so the run must not end well.
+        case folderUnlistable
         case fileChanged
         case unauthorized
         case cancelled
@@ -136,6 +138,7 @@ extension UploadError: CustomStringConvertible {
         case .decodingFailed: return "could not decode the response" + (cause.map { ": \($0)" } ?? "")
         case .presignMismatch: return "presign response does not match the request" + (cause.map { ": \($0)" } ?? "")
         case .fileUnreadable: return "cannot read file" + (cause.map { ": \($0)" } ?? "")
+        case .folderUnlistable: return "cannot list folder" + (cause.map { ": \($0)" } ?? "")
         case .fileChanged: return "file changed while uploading" + (cause.map { ": \($0)" } ?? "")
         case .unauthorized: return "\(status ?? "HTTP 401") unauthorized (check --token or UPLOADER_TOKEN)"
         case .cancelled: return "cancelled" + (cause.map { " (\($0))" } ?? "")

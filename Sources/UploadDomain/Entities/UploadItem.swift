@@ -16,6 +16,8 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
     public let unreadableReason: String?
     /// Why the file is not uploaded at all (a symbolic link not followed); such an item ends `skipped`.
     public let skipReason: String?
+    /// A folder the scan could not list: with `unreadableReason`, it fails as a folder, not as a file.
+    public let isFolder: Bool
     /// The type its first bytes say, nil when they say nothing known (the dataset rules go by this).
     public let sniffedType: String?
     /// The file the scan found at `path`; nil for a file made since (a prepared image). Sending checks that the
@@ -29,7 +31,7 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
     public init(
         id: Int, path: String, relativePath: String, size: Int64, modified: Double, contentType: String,
         unreadableReason: String? = nil, skipReason: String? = nil, sniffedType: String? = nil,
-        identity: FileIdentity? = nil, preparedFrom: PreparedOrigin? = nil
+        identity: FileIdentity? = nil, preparedFrom: PreparedOrigin? = nil, isFolder: Bool = false
     ) {
         self.id = id
         self.path = path
@@ -42,6 +44,15 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
         self.sniffedType = sniffedType
         self.identity = identity
         self.preparedFrom = preparedFrom
+        self.isFolder = isFolder
+    }
+
+    /// What an item the scan could not read fails with, without a request: `cannot read file`, or `cannot list
+    /// folder` for a folder; nil for an item that can be sent.
+    public var scanFailure: UploadError? {
+        unreadableReason.map {
+            UploadError(isFolder ? .folderUnlistable : .fileUnreadable, file: relativePath, cause: $0)
+        }
     }
 
     /// The same item, not to be uploaded, for `reason`.
@@ -49,7 +60,7 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
         UploadItem(
             id: id, path: path, relativePath: relativePath, size: size, modified: modified, contentType: contentType,
             unreadableReason: unreadableReason, skipReason: reason, sniffedType: sniffedType, identity: identity,
-            preparedFrom: preparedFrom)
+            preparedFrom: preparedFrom, isFolder: isFolder)
     }
 }
 
@@ -61,7 +72,7 @@ extension UploadItem {
                 id: index, path: item.path, relativePath: item.relativePath, size: item.size, modified: item.modified,
                 contentType: item.contentType, unreadableReason: item.unreadableReason,
                 skipReason: item.skipReason, sniffedType: item.sniffedType, identity: item.identity,
-                preparedFrom: item.preparedFrom)
+                preparedFrom: item.preparedFrom, isFolder: item.isFolder)
         }
     }
 }

@@ -202,9 +202,9 @@ public actor UploadSession {
                 _ = files[id].machine.skip()
                 files[id].result = earlierResults[id]
                 emit(.skipped, id)
-            } else if let reason = files[id].item.unreadableReason {
+            } else if let failure = files[id].item.scanFailure {
                 _ = files[id].machine.start()
-                files[id].error = UploadError(.fileUnreadable, file: files[id].item.relativePath, cause: reason)
+                files[id].error = failure
                 _ = files[id].machine.failed(retryAfter: nil)
                 emit(.failed, id)
             } else if preparer != nil {

@@ -29,6 +29,7 @@ struct FileScannerTests {
             #expect(flat.items.map(\.relativePath) == ["a.txt", "b.bin"])
             #expect(flat.items.map(\.id) == [0, 1])
             #expect(flat.notes == ["sub/: folder not uploaded (use --recursive)"])
+            #expect(flat.leftOut == [LeftOutEntry(path: "sub/", reason: "folder not uploaded (use --recursive)")])
             let text = flat.items[0]
             #expect(text.path == root + "/a.txt")
             #expect(text.size == 5)
@@ -43,6 +44,7 @@ struct FileScannerTests {
             #expect(deep.items.map(\.relativePath) == ["a.txt", "b.bin", "sub/c.jpg"])
             #expect(deep.items[2].contentType == "image/jpeg")
             #expect(deep.notes.isEmpty)
+            #expect(deep.leftOut.isEmpty)
         }
     }
 
@@ -78,9 +80,17 @@ struct FileScannerTests {
             let plain = try FileScanner(recursive: true).scan([root])
             #expect(plain.items.map(\.relativePath) == ["x.dat"])
             #expect(plain.notes == ["2 hidden (dot) entries left out (--hidden sends them)"])
+            // A hidden folder is one entry: what it holds is not listed.
+            #expect(
+                plain.leftOut
+                    == [".cache/", ".secret"].map { LeftOutEntry(path: $0, reason: "hidden (--hidden sends it)") })
+            // Without the list (no --json), the same note and nothing more.
+            let counted = try FileScanner(recursive: true, listsLeftOut: false).scan([root])
+            #expect(counted.notes == plain.notes && counted.leftOut.isEmpty)
             let hidden = try FileScanner(recursive: true, includeHidden: true).scan([root])
             #expect(hidden.items.map(\.relativePath) == [".cache/y.dat", ".secret", "x.dat"])
             #expect(hidden.notes.isEmpty)
+            #expect(hidden.leftOut.isEmpty)
             let files = try FileScanner().scan([root + "/x.dat", root, root + "/./x.dat"])
             #expect(files.items.map(\.relativePath) == ["x.dat"])
             #expect(files.items[0].size == 2)
@@ -105,6 +115,7 @@ struct FileScannerTests {
             #expect(scan.items[3].skipReason == nil)
             #expect(scan.items[3].size == 3)
             #expect(scan.notes == ["pipe: not a regular file, not uploaded"])
+            #expect(scan.leftOut == [LeftOutEntry(path: "pipe", reason: "not a regular file (named pipe)")])
         }
     }
 
@@ -123,13 +134,36 @@ struct FileScannerTests {
             try manager.createSymbolicLink(atPath: root + "/outdir", withDestinationPath: outside.path)
             let scan = try FileScanner(recursive: true, followSymlinks: true).scan([root])
             #expect(
-                scan.items.map(\.relativePath) == ["gone.bin", "link.bin", "out.txt", "outdir/secret.txt", "real/f.bin"])
+                scan.items.map(\.relativePath) == [
+                    "gone.bin", "link.bin", "out.txt", "outdir/secret.txt", "real/f.bin",
+                ])
             #expect(scan.items[0].unreadableReason == "No such file or directory")
             #expect(scan.items[1].size == 3)
             #expect(scan.items.allSatisfy { $0.skipReason == nil })
             #expect(scan.notes.contains { $0.hasSuffix("real/up: folder loop through a link, not walked again") })
             #expect(scan.notes.contains("2 followed links point outside the folders given (-L)"))
             #expect(scan.notes.count == 2)
+            #expect(
+                scan.leftOut == [LeftOutEntry(path: "real/up/", reason: "folder loop through a link, not walked again")]
+            )
+        }
+    }
+
+    @Test("files left out by name and age, and excluded folders, are each an entry with the reason")
+    func selectionLeavesOut() throws {
+        try withFolder(["a.jpg": [1], "b.txt": [2], "old.jpg": [3], "raw/r.jpg": [4], "keep/c.jpg": [5]]) { root in
+            var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, root + "/old.jpg", &times, 0) == 0)
+            let selection = FileSelection(
+                includes: [try GlobPattern("*.jpg")], excludes: [try GlobPattern("raw/")], maxAge: 86_400)
+            let scan = try FileScanner(recursive: true, selection: selection).scan([root])
+            #expect(scan.items.map(\.relativePath) == ["a.jpg", "keep/c.jpg"])
+            #expect(
+                scan.leftOut == [
+                    LeftOutEntry(path: "b.txt", reason: "left out by --include/--exclude"),
+                    LeftOutEntry(path: "raw/", reason: "left out by --exclude"),
+                    LeftOutEntry(path: "old.jpg", reason: "left out by --max-age/--min-age"),
+                ])
         }
     }
 

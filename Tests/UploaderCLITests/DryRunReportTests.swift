@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import UploadDomain
+
+@testable import UploaderCLI
+
+@Suite("DryRunReport")
+struct DryRunReportTests {
+    private func file(_ name: String, skip: String? = nil, journal: PlannedFile.JournalVerdict = .new) -> PlannedFile {
+        PlannedFile(
+            name: name, type: "image/jpeg", width: 40, height: 30, size: 1_000, preparation: nil,
+            destination: "http://127.0.0.1/x", journal: journal, gps: false, skipReason: skip, error: nil)
+    }
+
+    private func objects(_ lines: [String]) throws -> [[String: Any]] {
+        try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+
+    @Test("NDJSON: left-out entries, a planned event per file, then a summary with exit_code and ts like a run's")
+    func ndjson() throws {
+        let lines = DryRunReport.lines(
+            [file("a.jpg"), file("b.jpg", journal: .skip), file("key", skip: "symbolic link to /etc/passwd")],
+            leftOut: [LeftOutEntry(path: ".cache/", reason: "hidden (--hidden sends it)")],
+            violations: ["--max-files 1: 3 files, at most 1 allowed"], json: true, exitCode: 2)
+        let events = try objects(lines)
+        #expect(events.map { $0["event"] as? String } == ["skipped", "planned", "planned", "planned", "summary"])
+        #expect(events[0]["file"] as? String == ".cache/" && events[0]["left_out"] as? Bool == true)
+        #expect(events[1]["would_send"] as? Bool == true && events[1]["journal"] as? String == "new")
+        #expect(events[2]["would_send"] as? Bool == false && events[2]["journal"] as? String == "skip")
+        #expect(events[3]["reason"] as? String == "symbolic link to /etc/passwd")
+        #expect(events.allSatisfy { ($0["ts"] as? String)?.hasSuffix("Z") == true }, "\(lines)")
+        let summary = try #require(events.last)
+        #expect(summary["dry_run"] as? Bool == true && summary["files"] as? Int == 3)
+        #expect(summary["to_send"] as? Int == 1 && summary["already_uploaded"] as? Int == 1)
+        #expect(summary["not_sent"] as? Int == 1 && summary["left_out"] as? Int == 1)
+        #expect(summary["rules_broken"] as? [String] == ["--max-files 1: 3 files, at most 1 allowed"])
+        #expect(summary["exit_code"] as? Int == 2)
+    }
+}
