@@ -236,17 +236,6 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
 
     // MARK: - Queries
 
-    /// Absolute paths whose latest outcome, written by a run to this run's destination, is failed.
-    public func failedFiles() -> [String] {
-        writer.flush()
-        do {
-            return try Self.failedFiles(destination: destination, in: queue)
-        } catch {
-            writer.noteFailure(JournalError.from(error, path: path))
-            return []
-        }
-    }
-
     static func failedFiles(destination: String, in queue: DatabaseQueue) throws -> [String] {
         try queue.read { db in
             try String.fetchAll(
