@@ -66,19 +66,22 @@ struct DryRun {
     /// the journal says of each, read without recording a run; all files and nothing with `--no-resume`.
     private func journalView() throws -> ([UploadItem], [Int: JournalEntry.PriorOutcome]) {
         guard let opening = plan.journal else { return (plan.items, [:]) }
-        let journal: any JournalLookup
+        let prepared: PreparedJournal?
+        let journal: JournalQueries
         do {
             do {
-                journal = try opening.prepared()
+                prepared = try opening.prepared()
+                journal = prepared!.queries
             } catch  where error.code == .locked {
                 // Another run is writing it: read it beside that run, as `history` does.
-                journal = try JournalReader.open(path: error.path)
+                prepared = nil
+                journal = try JournalQueries.openReadOnly(path: error.path)
             }
         } catch {
             throw UsageError(description: error.description)
         }
         // A journal made for the dry run is removed again.
-        defer { journal.release() }
+        defer { if let prepared { prepared.release() } else { journal.close() } }
         var items = plan.items
         do {
             if plan.retryFailed {

@@ -37,7 +37,7 @@ struct UploadRun {
             // Asked before the run begins: a run that has nothing to send leaves no entry in `history`.
             let failed: Set<String>
             do {
-                failed = Set(try prepared.failedFiles(destination: plan.destination))
+                failed = Set(try prepared.queries.failedFiles(destination: plan.destination))
             } catch {
                 prepared.release()
                 throw UsageError(description: error.description)

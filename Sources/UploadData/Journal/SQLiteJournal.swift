@@ -373,28 +373,8 @@ public final class PreparedJournal: Sendable {
         }
     }
 
-    /// The files whose last outcome at `destination` was a failure, read without beginning a run (`--dry-run`, and
-    /// `--retry-failed`, whose run is not recorded when there is nothing to retry).
-    /// - Throws: `JournalError` when the journal cannot be read.
-    public func failedFiles(destination: String) throws(JournalError) -> [String] {
-        do {
-            return try SQLiteJournal.failedFiles(destination: destination, in: queue)
-        } catch {
-            throw JournalError.from(error, path: path)
-        }
-    }
-
-    /// What the journal says of `items` at their destinations, read without beginning a run (`--dry-run`).
-    /// - Throws: `JournalError` when the journal cannot be read.
-    public func priorOutcomes(
-        of items: [UploadItem], destinations: [String]
-    ) throws(JournalError) -> [Int: JournalEntry.PriorOutcome] {
-        do {
-            return try SQLiteJournal.priorOutcomes(of: items, destinations: destinations, in: queue)
-        } catch {
-            throw JournalError.from(error, path: path)
-        }
-    }
+    /// What the journal says, read without beginning a run (`--retry-failed`, `--dry-run`).
+    public var queries: JournalQueries { JournalQueries(path: path, queue: queue) }
 
     /// Closes the file without a run (the scan that went with it failed) and releases the lock. A journal this
     /// call's `prepare` created is removed again, so a failed command leaves none behind (the lock file stays,

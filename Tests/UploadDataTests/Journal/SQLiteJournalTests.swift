@@ -306,12 +306,12 @@ struct SQLiteJournalTests {
 
             // Read before the retry's run begins, as `--retry-failed` reads them.
             let prepared = try SQLiteJournal.prepare(path: path)
-            #expect(try prepared.failedFiles(destination: destination) == ["/photos/1.jpg", "/photos/2.jpg"])
+            #expect(try prepared.queries.failedFiles(destination: destination) == ["/photos/1.jpg", "/photos/2.jpg"])
             let retry = try prepared.begin(destination: destination, arguments: "")
             retry.record(doneEntry(journalItem(2), to: destination))
             retry.close(counts: PhaseCounts())
             let again = try SQLiteJournal.prepare(path: path)
-            #expect(try again.failedFiles(destination: destination) == ["/photos/1.jpg"])
+            #expect(try again.queries.failedFiles(destination: destination) == ["/photos/1.jpg"])
             again.release()
         }
     }

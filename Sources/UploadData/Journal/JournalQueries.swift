@@ -2,33 +2,21 @@ import Foundation
 import GRDB
 import UploadDomain
 
-/// What `--dry-run` asks of a journal, without beginning a run.
-public protocol JournalLookup: Sendable {
-    /// The files whose last outcome at `destination` was a failure.
-    func failedFiles(destination: String) throws(JournalError) -> [String]
-    /// What the journal says of `items` at their destinations.
-    func priorOutcomes(of items: [UploadItem], destinations: [String]) throws(JournalError)
-        -> [Int: JournalEntry.PriorOutcome]
-    /// Lets the journal go.
-    func release()
-}
-
-extension PreparedJournal: JournalLookup {}
-
-/// A journal read without its lock and without writing anything: what `--dry-run` asks of a journal another run is
-/// writing (SQLite's WAL lets readers in beside a writer).
-public final class JournalReader: JournalLookup {
+/// What a journal says, read without beginning a run: `--retry-failed` and `--dry-run` ask before anything is
+/// recorded. From a prepared journal (`PreparedJournal.queries`), or from one another run is writing, opened
+/// read-only beside it (`openReadOnly`; SQLite's WAL lets readers in beside a writer), as `history` reads.
+public final class JournalQueries: Sendable {
     private let path: String
     private let queue: DatabaseQueue
 
-    private init(path: String, queue: DatabaseQueue) {
+    init(path: String, queue: DatabaseQueue) {
         self.path = path
         self.queue = queue
     }
 
-    /// Opens the journal at `path` read-only.
+    /// Opens the journal at `path` read-only, without its lock; `close()` when done.
     /// - Throws: `JournalError`: `.notADatabase` for a file that is not a journal of this version's schema.
-    public static func open(path: String) throws(JournalError) -> JournalReader {
+    public static func openReadOnly(path: String) throws(JournalError) -> JournalQueries {
         try JournalFiles.checkIsFile(path)
         do {
             var configuration = Configuration()
@@ -43,12 +31,13 @@ public final class JournalReader: JournalLookup {
                 try? queue.close()
                 throw JournalError(.notADatabase, path: path, reason: "not a journal this version can read as it is")
             }
-            return JournalReader(path: path, queue: queue)
+            return JournalQueries(path: path, queue: queue)
         } catch {
             throw JournalError.from(error, path: path)
         }
     }
 
+    /// The files whose last outcome at `destination` was a failure.
     public func failedFiles(destination: String) throws(JournalError) -> [String] {
         do {
             return try SQLiteJournal.failedFiles(destination: destination, in: queue)
@@ -57,6 +46,7 @@ public final class JournalReader: JournalLookup {
         }
     }
 
+    /// What the journal says of `items` at their destinations.
     public func priorOutcomes(
         of items: [UploadItem], destinations: [String]
     ) throws(JournalError) -> [Int: JournalEntry.PriorOutcome] {
@@ -67,8 +57,8 @@ public final class JournalReader: JournalLookup {
         }
     }
 
-    /// Closes the file.
-    public func release() {
+    /// Closes a journal opened by `openReadOnly`.
+    public func close() {
         try? queue.close()
     }
 }
