@@ -19,10 +19,7 @@ public final class JournalQueries: Sendable {
     public static func openReadOnly(path: String) throws(JournalError) -> JournalQueries {
         try JournalFiles.checkIsFile(path)
         do {
-            var configuration = Configuration()
-            configuration.readonly = true
-            configuration.busyMode = .timeout(5)
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let queue = try SQLiteJournal.readOnlyQueue(path: path)
             let current = try queue.read { db in
                 try Int32.fetchOne(db, sql: "PRAGMA application_id") == JournalSchema.applicationID
                     && JournalSchema.migrator.hasCompletedMigrations(db)

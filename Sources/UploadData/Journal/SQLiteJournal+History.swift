@@ -62,6 +62,14 @@ extension SQLiteJournal {
         return home + "/.local/state/uploader-tui/journal.sqlite"
     }
 
+    /// The journal at `path` opened read-only and without the lock, beside a run that may be writing it (WAL).
+    static func readOnlyQueue(path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(5)
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
     /// The most recent runs, newest first, read without the lock so it works while another run writes.
     ///
     /// - Parameters:
@@ -74,10 +82,7 @@ extension SQLiteJournal {
         }
         try JournalFiles.checkIsFile(path)
         do {
-            var configuration = Configuration()
-            configuration.readonly = true
-            configuration.busyMode = .timeout(5)
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let queue = try readOnlyQueue(path: path)
             defer { try? queue.close() }
             return try queue.read { db in
                 let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
