@@ -82,7 +82,7 @@ public struct FileScanner: Sendable {
         // accent), which are two files on disk.
         var seen: Set<[UInt8]> = []
         var items: [UploadItem] = []
-        for entry in found where seen.insert(Array(entry.path.utf8)).inserted {
+        for entry in found where seen.insert(entry.rawPath ?? Array(entry.path.utf8)).inserted {
             items.append(entry.item(id: items.count))
         }
         if selection.order != nil { items = UploadItem.renumbered(selection.ordered(items)) }
@@ -109,6 +109,9 @@ public struct FileScanner: Sendable {
         var skipReason: String?
         var identity: FileIdentity?
         var isFolder = false
+        /// A name that is not UTF-8: its path's bytes (after a 0, which no path holds), which tell it apart from a
+        /// file whose name is its escaped spelling.
+        var rawPath: [UInt8]?
 
         func item(id: Int) -> UploadItem {
             UploadItem(
@@ -248,8 +251,16 @@ public struct FileScanner: Sendable {
             }
             // Paths are Strings: the repaired name opens no file, so say why instead of "No such file".
             guard utf8 else {
-                var found = Found(path: path, relative: rel, failure: "name is not valid UTF-8; rename it to send it")
-                if let raw = rawNames[name], fstatat(descriptor, raw, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+                let raw = rawNames[name] ?? []
+                let isFolder =
+                    fstatat(descriptor, raw, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFDIR
+                var found = Found(
+                    path: path, relative: isFolder ? rel + "/" : rel,
+                    failure: "name is not valid UTF-8; rename it to send " + (isFolder ? "what it holds" : "it"))
+                found.isFolder = isFolder
+                found.rawPath =
+                    [0] + Array(folder.utf8) + [UInt8(ascii: "/")] + raw.dropLast().map { UInt8(bitPattern: $0) }
+                if !isFolder {
                     found.size = Int64(info.st_size)
                     found.modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
                 }

@@ -191,13 +191,21 @@ struct FileScannerTests {
                 #expect(write(descriptor, "abc", 3) == 3)
                 close(descriptor)
             }
-            let scan = try FileScanner().scan([root])
-            #expect(scan.items.map(\.relativePath) == ["caf\\xE9.jpg", "caf\\xF0.jpg", "ok.jpg"])
-            for item in scan.items.prefix(2) {
-                #expect(item.unreadableReason == "name is not valid UTF-8; rename it to send it")
-                #expect(item.size == 3)
-            }
-            #expect(scan.items[2].unreadableReason == nil)
+            // A file named by the escaped spelling, and a folder whose name is not UTF-8.
+            FileManager.default.createFile(atPath: root + "/caf\\xE9.jpg", contents: Data("abcd".utf8))
+            let folder = Array((root + "/d").utf8) + [0xE9, 0]
+            #expect(
+                folder.withUnsafeBufferPointer {
+                    $0.withMemoryRebound(to: CChar.self) { mkdir($0.baseAddress!, 0o755) }
+                } == 0)
+            let scan = try FileScanner(recursive: true).scan([root])
+            #expect(
+                scan.items.map(\.relativePath) == ["caf\\xE9.jpg", "caf\\xE9.jpg", "caf\\xF0.jpg", "d\\xE9/", "ok.jpg"])
+            #expect(scan.items.map(\.size).sorted() == [0, 1, 3, 3, 4])
+            #expect(
+                scan.items.filter { $0.unreadableReason == "name is not valid UTF-8; rename it to send it" }.count == 2)
+            #expect(scan.items[3].isFolder)
+            #expect(scan.items[3].unreadableReason == "name is not valid UTF-8; rename it to send what it holds")
         }
     }
 }
