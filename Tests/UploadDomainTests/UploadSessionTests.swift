@@ -149,6 +149,31 @@ struct UploadSessionTests {
     }
 
     @Test(
+        "an outage ends when the probe starts sending: the rest do not wait for its whole upload",
+        .timeLimit(.minutes(1)))
+    func outageEndsWhenTheProbeSends() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([1000, 20]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 2), clock: clock, random: { 1 })
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        for pending in try await started.next(2) {
+            pending.reply(.failure(UploadError(.connectionFailed, cause: "Connection refused")))
+        }
+        await clock.waitForSleeper(count: 3)
+        clock.advance(by: .seconds(1))
+        let probe = try #require(await started.next())
+        probe.probe.report(sent: 1, total: 1000)
+        let other = try #require(await started.next(), "started while the probe is still sending")
+        #expect(Set([probe.request.files[0].id, other.request.files[0].id]) == [0, 1])
+        for pending in [other, probe] { pending.reply(.success(TransferResponse(status: 201))) }
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().progress.counts.done == 2)
+    }
+
+    @Test(
         "a server gone for longer than the outage's patience fails the probe saying so and stops the run",
         .timeLimit(.minutes(1)))
     func outageOutlasted() async throws {

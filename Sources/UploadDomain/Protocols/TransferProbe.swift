@@ -10,18 +10,23 @@ public final class TransferProbe: Sendable {
     private let carriedBytes = Atomic<Int64>(0)
     private let resentParts = Atomic<Int>(0)
     private let keptFlag = Atomic<Bool>(false)
+    private let sendingFlag = Atomic<Bool>(false)
     private let onAllSent: @Sendable () -> Void
+    private let onSending: @Sendable () -> Void
     private let parent: TransferProbe?
 
-    /// Creates a probe; `onAllSent` runs once, on the transport's thread, when the last request byte is sent.
-    public init(onAllSent: @escaping @Sendable () -> Void = {}) {
+    /// Creates a probe; `onAllSent` runs once, on the transport's thread, when the last request byte is sent, and
+    /// `onSending` once when the first is (the server is there).
+    public init(onAllSent: @escaping @Sendable () -> Void = {}, onSending: @escaping @Sendable () -> Void = {}) {
         self.onAllSent = onAllSent
+        self.onSending = onSending
         self.parent = nil
     }
 
     /// A probe for one of several requests that make up one upload (S3 parts): its bytes add to `parent`'s.
     public init(partOf parent: TransferProbe) {
         self.onAllSent = {}
+        self.onSending = {}
         self.parent = parent
     }
 
@@ -31,8 +36,9 @@ public final class TransferProbe: Sendable {
         totalBytes.store(total, ordering: .relaxed)
         if let parent {
             parent.add(sent - previous)
-        } else if total > 0, sent >= total {
-            markAllSent()
+        } else {
+            if sent > 0 { markSending() }
+            if total > 0, sent >= total { markAllSent() }
         }
     }
 
@@ -40,7 +46,7 @@ public final class TransferProbe: Sendable {
     /// the bar shows them, the rate does not.
     public func carry(_ bytes: Int64) {
         carriedBytes.add(bytes, ordering: .relaxed)
-        add(bytes)
+        add(bytes, sending: false)
     }
 
     /// Bytes of `carry`.
@@ -63,10 +69,15 @@ public final class TransferProbe: Sendable {
         totalBytes.store(total, ordering: .relaxed)
     }
 
-    private func add(_ delta: Int64) {
+    private func add(_ delta: Int64, sending: Bool = true) {
         let sent = sentBytes.add(delta, ordering: .relaxed).newValue
+        if sending, delta > 0 { markSending() }
         let total = totalBytes.load(ordering: .relaxed)
         if total > 0, sent >= total { markAllSent() }
+    }
+
+    private func markSending() {
+        if !sendingFlag.exchange(true, ordering: .relaxed) { onSending() }
     }
 
     /// Records that every request byte is out; the first call runs the hook.

@@ -438,9 +438,13 @@ public actor UploadSession {
             emit(.started, id)
         }
         let executor = taskExecutor
-        let probe = TransferProbe(onAllSent: { [weak self] in
-            Task(executorPreference: executor) { await self?.allSent(requestID: requestID) }
-        })
+        let probe = TransferProbe(
+            onAllSent: { [weak self] in
+                Task(executorPreference: executor) { await self?.allSent(requestID: requestID) }
+            },
+            onSending: { [weak self] in
+                Task(executorPreference: executor) { await self?.sending(requestID: requestID) }
+            })
         var offsets: [Int64] = []
         var payload: Int64 = 0
         for item in items {
@@ -640,6 +644,14 @@ public actor UploadSession {
             queue.append(id)
             pump()
         }
+    }
+
+    /// A request is sending: one that probed an outage has found the server again, so the rest need not wait for
+    /// its whole upload (a large file's, minutes on a slow link) before they start.
+    private func sending(requestID: Int) {
+        guard outage != nil, running[requestID]?.probed == true else { return }
+        outage = nil
+        pump()
     }
 
     /// The wait before the server is tried again after `id` found it gone, or nil once it has been gone for the
