@@ -327,12 +327,19 @@ struct ResumeTests {
         let link = folder.path + ".link.sqlite"
         #expect(symlink(shared, link) == 0)
         let throughLink = try await ChildProcess.run(binary, [folder.path, "--journal", link] + target)
+        // A hard link has a lock file of its own: the database itself is locked too.
+        let hard = folder.path + ".hard.sqlite"
+        #expect(Glibc.link(shared, hard) == 0)
+        let throughHardLink = try await ChildProcess.run(binary, [folder.path, "--journal", hard] + target)
         slow.signal(SIGKILL)
         _ = await slow.wait()
         #expect(second.status == 2)
         #expect(second.standardError.contains(shared))
         #expect(second.standardError.contains("--journal"))
         #expect(throughLink.status == 2 && throughLink.standardError.contains("in use"), "\(throughLink.standardError)")
+        #expect(
+            throughHardLink.status == 2 && throughHardLink.standardError.contains("in use"),
+            "\(throughHardLink.standardError)")
         #expect(await server.server.statistics.filesStored == 0, "nothing was sent by the refused runs")
         // A journal first made through a link to where it will be is owner-only, as any journal.
         let made = folder.path + ".made.sqlite"

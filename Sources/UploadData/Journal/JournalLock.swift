@@ -3,11 +3,13 @@ import UploadDomain
 
 /// An exclusive `flock` on `PATH.lock`, held for the life of a journal, so two runs never write one journal.
 ///
-/// A sibling file rather than the database itself: SQLite takes its own POSIX locks on the database, and
-/// closing any descriptor of a file drops a process's POSIX locks on it. The lock file is never removed:
-/// removing it would let a third process lock a fresh file while a second still holds the old one.
+/// A sibling file, taken before the database exists; the lock file is never removed: removing it would let a third
+/// process lock a fresh file while a second still holds the old one. Once the database exists it is locked too
+/// (`lockDatabase`), as a hard link to it has a lock file of its own. That descriptor stays open until SQLite has
+/// closed the database: closing any descriptor of a file drops the process's POSIX locks on it, SQLite's included.
 struct JournalLock: ~Copyable {
     private let descriptor: Int32
+    private var databaseDescriptor: Int32 = -1
 
     /// Creates `PATH.lock` (0600) when needed and takes the lock without waiting.
     ///
@@ -29,6 +31,22 @@ struct JournalLock: ~Copyable {
         descriptor = fd
     }
 
+    /// Locks the database file itself, by its inode, whatever name reached it.
+    /// - Throws: `.locked` when another run holds it through another name (a hard link).
+    mutating func lockDatabase(_ path: String) throws(JournalError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system(.notWritable, path: path, doing: "cannot open it", errno: errno) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let number = errno
+            close(fd)
+            if number == EWOULDBLOCK {
+                throw JournalError(.locked, path: path, reason: "in use by another running uploader-tui (another name)")
+            }
+            throw .system(.notWritable, path: path, doing: "cannot lock it", errno: number)
+        }
+        databaseDescriptor = fd
+    }
+
     /// Whether a run holds the journal at `path` now (for `history`, which only reads). The test takes the lock
     /// shared for an instant, which a run starting in that instant would find taken.
     static func isHeld(journalPath path: String) -> Bool {
@@ -42,6 +60,7 @@ struct JournalLock: ~Copyable {
 
     /// Releases the lock when the owner lets go of it.
     deinit {
+        if databaseDescriptor >= 0 { close(databaseDescriptor) }
         flock(descriptor, LOCK_UN)
         close(descriptor)
     }

@@ -54,8 +54,9 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         let path = JournalFiles.resolved(given)
         try JournalFiles.checkIsFile(path)
         try JournalFiles.makeParentFolders(of: path)
-        let lock = try JournalLock(journalPath: path)
+        var lock = try JournalLock(journalPath: path)
         let created = try JournalFiles.createIfMissing(path)
+        try lock.lockDatabase(path)
         do {
             var configuration = Configuration()
             configuration.label = "uploader-tui journal"
