@@ -14,7 +14,7 @@ struct DatasetManifest: Codable, Equatable, Sendable {
 /// Concurrent uploads to the same dataset would otherwise race and lose entries; one actor for
 /// all datasets is plenty for a reference server. Manifests stay in memory once read. A small one is
 /// rewritten before the upload is answered; a large one (thousands of files) at most every quarter
-/// second, or ten times as long as its last rewrite took, and when the server stops: a 10,000-file dataset does
+/// second, or ten times as long as its last rewrite took (two seconds at most), and when the server stops: a 10,000-file dataset does
 /// not cost a rewrite of every entry per upload, nor a 50,000-file one most of the actor's time.
 actor ManifestStore {
     static let immediateLimit = 512
@@ -40,7 +40,7 @@ actor ManifestStore {
         }
         dirty.insert(directory)
         if flushTask == nil {
-            let wait = max(.milliseconds(250), lastFlush * 10)
+            let wait = min(max(.milliseconds(250), lastFlush * 10), .seconds(2))
             flushTask = Task {
                 try? await Task.sleep(for: wait)
                 self.flush()
