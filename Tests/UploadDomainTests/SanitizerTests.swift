@@ -66,6 +66,8 @@ struct SanitizerTests {
     func headerInjection() {
         #expect(HTTPHeader(line: "X-Test: ok") == HTTPHeader(name: "X-Test", value: "ok"))
         #expect(HTTPHeader(line: "X-Test: a\r\nX-Evil: 1") == nil)
+        #expect(HTTPHeader(line: "X-Secret-Token: abc\u{01}") == nil && HTTPHeader(line: "X-Test: a\u{7F}") == nil)
+        #expect(HTTPHeader(line: "X-Test: a\tb") != nil)
         #expect(HTTPHeader(line: "Bad Name: x") == nil)
         #expect(HTTPHeader(line: "no colon") == nil)
         #expect(HTTPHeader(name: "X-Test", value: "a\0b") == nil)

@@ -83,12 +83,13 @@ public struct HTTPHeader: Sendable, Equatable {
         self.init(name: name, value: value)
     }
 
-    /// Creates a header; returns nil when either side would break the request framing.
+    /// Creates a header; returns nil when either side would break the request framing, or the value holds a control
+    /// character RFC 9110 does not allow there (every one but the tab).
     ///
-    /// Checked on UTF-8 bytes: every request builds headers, and CR, LF and NUL are single bytes in UTF-8.
+    /// Checked on UTF-8 bytes: every request builds headers, and control characters are single bytes in UTF-8.
     public init?(name: String, value: String) {
         guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte),
-            !value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 })
+            !value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F })
         else { return nil }
         self.name = name
         self.value = value
