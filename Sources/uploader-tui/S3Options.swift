@@ -82,10 +82,10 @@ struct S3Defaults {
         names.lazy.compactMap { name in environment[name].flatMap { $0.isEmpty ? nil : ($0, "$" + name) } }.first
     }
 
-    /// `~/.aws/config [profile work]`.
+    /// `~/.aws/config [profile work]`, or `[default]`: the section read.
     private var shownConfigPath: String {
         let path =
             config.path.hasPrefix(home + "/") && home.count > 1 ? "~" + config.path.dropFirst(home.count) : config.path
-        return config.profile == "default" ? path : "\(path) [profile \(config.profile)]"
+        return config.profile == "default" ? "\(path) [default]" : "\(path) [profile \(config.profile)]"
     }
 }
