@@ -14,8 +14,9 @@ struct DatasetManifest: Codable, Equatable, Sendable {
 /// Concurrent uploads to the same dataset would otherwise race and lose entries; one actor for
 /// all datasets is plenty for a reference server. Manifests stay in memory once read. A small one is
 /// rewritten before the upload is answered; a large one (thousands of files) at most every quarter
-/// second, or ten times as long as its last rewrite took (two seconds at most), and when the server stops: a 10,000-file dataset does
-/// not cost a rewrite of every entry per upload, nor a 50,000-file one most of the actor's time.
+/// second, or ten times as long as its last rewrite took (two seconds at most), and when the server
+/// stops: a large dataset costs neither a rewrite of every entry per upload nor most of the actor's
+/// time.
 actor ManifestStore {
     static let immediateLimit = 512
     private var cache: [String: DatasetManifest] = [:]
@@ -26,7 +27,7 @@ actor ManifestStore {
 
     /// Merges `records` into the dataset's manifest and rewrites it atomically (temp + rename).
     func merge(_ records: [StoredFileRecord], datasetID: String, directory: String) throws {
-        // Taken out of the cache while it changes: a copy left there made every merge copy the whole dictionary.
+        // Taken out of the cache while it changes, so the dictionary is changed in place, not copied.
         var manifest =
             cache.removeValue(forKey: directory) ?? Self.load(directory)
             ?? DatasetManifest(datasetID: datasetID, files: [:])

@@ -2,6 +2,11 @@ import UploadDomain
 
 /// Human figures for sizes, rates and durations.
 public enum Format {
+    /// `a`, `a and b`, `a, b and c`.
+    public static func listed(_ names: [String]) -> String {
+        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
+    }
+
     /// `1.5 MiB`, `512 B`.
     public static func bytes(_ count: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]

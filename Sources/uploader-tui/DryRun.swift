@@ -70,8 +70,9 @@ struct DryRun {
         let journal: JournalQueries
         do {
             do {
-                prepared = try opening.prepared()
-                journal = prepared!.queries
+                let opened = try opening.prepared()
+                prepared = opened
+                journal = opened.queries
             } catch  where error.code == .locked {
                 // Another run is writing it: read it beside that run, as `history` does.
                 prepared = nil

@@ -1,7 +1,7 @@
 import UploaderCLI
 
-/// Options that only one kind of destination uses, refused when typed for another (issue: they were ignored with
-/// exit 0, or a note a script never reads).
+/// Options that only one kind of destination uses, refused when typed for another: ignored, they would leave the
+/// user believing they applied.
 extension UploadCommand {
     /// The kinds of destination, as the options that choose them are written.
     enum Mode: String {
@@ -48,10 +48,9 @@ extension UploadCommand {
         var refusals: [String] = []
         for family in modeOptions where !family.modes.contains(mode) {
             let given = family.keys.filter(typed.contains).compactMap { ProfileKey.named($0)?.spelling }
-            guard let last = given.last else { continue }
-            let names = given.count == 1 ? last : given.dropLast().joined(separator: ", ") + " and " + last
+            guard !given.isEmpty else { continue }
             let verb = given.count == 1 ? "applies" : "apply"
-            refusals.append("\(names) \(verb) to \(family.appliesTo), not \(mode.rawValue)")
+            refusals.append("\(Format.listed(given)) \(verb) to \(family.appliesTo), not \(mode.rawValue)")
         }
         guard refusals.isEmpty else { throw UsageError(description: refusals.joined(separator: "; ")) }
     }

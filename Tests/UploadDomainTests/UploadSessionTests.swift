@@ -174,6 +174,32 @@ struct UploadSessionTests {
     }
 
     @Test(
+        "a request cut off after its body began to go spends the file's own retries: no outage, no endless retry",
+        .timeLimit(.minutes(1)))
+    func cutOffMidBodyIsNoOutage() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([10]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1)), clock: clock,
+            random: { 1 })
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        first.probe.report(sent: 5, total: 10)
+        first.reply(.failure(UploadError(.connectionFailed, cause: "Connection reset by peer")))
+        await clock.waitForSleeper(count: 2)
+        clock.advance(by: .seconds(1))
+        let second = try #require(await started.next())
+        second.probe.report(sent: 5, total: 10)
+        second.reply(.failure(UploadError(.connectionFailed, cause: "Connection reset by peer")))
+        await session.waitUntilIdle()
+        let file = try #require(await session.snapshot().files.first)
+        #expect(file.phase == .failed && file.attempt == 2)
+        #expect(file.error?.cause == "Connection reset by peer")
+    }
+
+    @Test(
         "a server gone for longer than the outage's patience fails the probe saying so and stops the run",
         .timeLimit(.minutes(1)))
     func outageOutlasted() async throws {

@@ -506,7 +506,7 @@ final class CurlTransfer: @unchecked Sendable {
         let held = paused || throttle?.isWaiting == true || (written == 0 && !sendsNothing)
         stopped = stallWatch.stop(
             sent: sent, allSent: sendsNothing || (total > 0 && sent >= total), received: answerBytes,
-            answerIsShort: !sendsNothing, paused: held, now: StallWatch.now())
+            wholeAnswerDue: !sendsNothing, paused: held, now: StallWatch.now())
         return stopped != nil
     }
 

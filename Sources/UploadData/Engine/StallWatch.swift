@@ -39,13 +39,13 @@ struct StallWatch {
     /// - Parameters:
     ///   - allSent: Every byte of the request is out (or it had none to send): the answer is awaited.
     ///   - received: Bytes of the final answer (headers and body) so far; 0 while none has come.
-    ///   - answerIsShort: The answer is a server's word on an upload, not a body read back: it must come whole within
+    ///   - wholeAnswerDue: The answer is a server's word on an upload, not a body read back: it must come whole within
     ///     `answerLimit` of the last byte, however it trickles.
     mutating func stop(
-        sent: Int64, allSent: Bool, received: Int64 = 0, answerIsShort: Bool = false, paused: Bool, now: UInt64
+        sent: Int64, allSent: Bool, received: Int64 = 0, wholeAnswerDue: Bool = false, paused: Bool, now: UInt64
     ) -> Stop? {
         allSentAt = allSent && !paused ? allSentAt ?? now : nil
-        if answerIsShort, received > 0, answerLimit > 0, let allSentAt, now &- allSentAt > answerLimit {
+        if wholeAnswerDue, received > 0, answerLimit > 0, let allSentAt, now &- allSentAt > answerLimit {
             return .answerTooLong
         }
         if sent != lastSent || received != lastReceived || paused {

@@ -27,7 +27,7 @@ public struct FileScanner: Sendable {
     /// Which files found in folders are kept, and the batch's order.
     public var selection: FileSelection
     /// Lists each entry left out in `Result.leftOut` (for `--json`); otherwise they are only counted for the notes,
-    /// which spares 100,000 hidden files a sort and a string each.
+    /// which costs a folder of hidden files no string and no sort.
     public var listsLeftOut: Bool
 
     /// Creates a scanner.
@@ -252,15 +252,15 @@ public struct FileScanner: Sendable {
             // Paths are Strings: the repaired name opens no file, so say why instead of "No such file".
             guard utf8 else {
                 let raw = rawNames[name] ?? []
-                let isFolder =
-                    fstatat(descriptor, raw, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFDIR
+                let statted = fstatat(descriptor, raw, &info, AT_SYMLINK_NOFOLLOW) == 0
+                let isFolder = statted && info.st_mode & S_IFMT == S_IFDIR
                 var found = Found(
                     path: path, relative: isFolder ? rel + "/" : rel,
                     failure: "name is not valid UTF-8; rename it to send " + (isFolder ? "what it holds" : "it"))
                 found.isFolder = isFolder
                 found.rawPath =
                     [0] + Array(folder.utf8) + [UInt8(ascii: "/")] + raw.dropLast().map { UInt8(bitPattern: $0) }
-                if !isFolder {
+                if statted, !isFolder {
                     found.size = Int64(info.st_size)
                     found.modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
                 }
@@ -430,9 +430,8 @@ public struct FileScanner: Sendable {
         return found
     }
 
-    /// An entry that fails without a request; size and time are still given when `stat` can read them.
-    /// A name that is not UTF-8, its stray bytes written `\xF0`: each such name stays itself (repairing them with
-    /// U+FFFD made several files one), and the text says which bytes to rename.
+    /// A name that is not UTF-8, its stray bytes written `\xF0`: each such name stays one entry of its own, and the
+    /// text says which bytes to rename.
     static func escapedName(_ bytes: UnsafePointer<CChar>) -> String {
         let raw = UnsafeBufferPointer(
             start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: strlen(bytes))
@@ -455,6 +454,7 @@ public struct FileScanner: Sendable {
         return name
     }
 
+    /// An entry that fails without a request; size and time are still given when `stat` can read them.
     private static func failed(_ path: String, relative: String, _ reason: String) -> Found {
         var found = Found(path: path, relative: relative, failure: reason)
         var info = stat()

@@ -24,7 +24,7 @@ struct JPEGMetadataStripper {
     struct Outcome: Equatable {
         /// The orientation tag kept (1 when there was none).
         var orientation = 1
-        /// False when nothing was left out: the copy holds the original's bytes.
+        /// False when nothing worth stripping was found: the original may be sent as it is.
         var changed = false
     }
 

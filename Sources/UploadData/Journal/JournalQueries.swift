@@ -8,10 +8,13 @@ import UploadDomain
 public final class JournalQueries: Sendable {
     private let path: String
     private let queue: DatabaseQueue
+    /// Opened by `openReadOnly`, so `close` closes it; a prepared journal's queue is its own to close.
+    private let ownsQueue: Bool
 
-    init(path: String, queue: DatabaseQueue) {
+    init(path: String, queue: DatabaseQueue, ownsQueue: Bool = false) {
         self.path = path
         self.queue = queue
+        self.ownsQueue = ownsQueue
     }
 
     /// Opens the journal at `path` read-only, without its lock; `close()` when done.
@@ -28,7 +31,7 @@ public final class JournalQueries: Sendable {
                 try? queue.close()
                 throw JournalError(.notADatabase, path: path, reason: "not a journal this version can read as it is")
             }
-            return JournalQueries(path: path, queue: queue)
+            return JournalQueries(path: path, queue: queue, ownsQueue: true)
         } catch {
             throw JournalError.from(error, path: path)
         }
@@ -54,8 +57,8 @@ public final class JournalQueries: Sendable {
         }
     }
 
-    /// Closes a journal opened by `openReadOnly`.
+    /// Closes a journal opened by `openReadOnly`; does nothing for a prepared journal's queries.
     public func close() {
-        try? queue.close()
+        if ownsQueue { try? queue.close() }
     }
 }

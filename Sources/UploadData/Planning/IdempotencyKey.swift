@@ -9,7 +9,8 @@ import UploadDomain
 /// The value comes from the files' identity as the journal keeps it (absolute path, size, modification time; for a
 /// prepared image, its original's and the preparation's options), the request's URL and, for a form, its fields and
 /// file field: the same across retries, reruns and a resume, different for a changed file, another destination or
-/// another form (a server refuses a key it saw with another body: 422 until the key expires). Nothing of the file's content is read for it: the content hash is made while the body is sent.
+/// another form (a server refuses a key it saw with another body: 422 until the key expires). Nothing of the file's
+/// content is read for it: the content hash is made while the body is sent.
 public enum IdempotencyKey {
     /// The header's name.
     public static let headerName = "Idempotency-Key"

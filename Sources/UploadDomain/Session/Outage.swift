@@ -1,9 +1,10 @@
 /// A server that cannot be reached (a restart, the network gone): tried by one request at a time until it answers.
 ///
 /// Its failed tries are the outage's, not the files': a file spends none of its `--retries` on them, whichever file
-/// happens to probe. The outage has a patience instead, 30 s (the longest backoff) for each retry the policy allows:
-/// 2.5 minutes with the default 5, tried with backoff from half a second to 10 s, so a server back is found soon
-/// (a refused connection costs nothing). After that the run stops, and a rerun sends what is left.
+/// happens to probe. The outage has a patience instead, the policy's longest backoff (`maxDelay`, 30 s by default)
+/// for each retry it allows: 2.5 minutes with the default 5. It is tried with backoff from half a second to 10 s, so a
+/// server back is found soon (a refused connection costs nothing). After that the run stops, and a rerun sends what
+/// is left.
 struct Outage {
     /// When the first request found the server gone (`UploadClock.now`).
     let since: Duration
@@ -29,7 +30,7 @@ struct Outage {
     /// The longest wait between tries.
     static let longestWait = Duration.seconds(10)
 
-    /// How long an outage is waited out: the longest backoff for each retry.
+    /// How long an outage is waited out: the policy's `maxDelay` for each retry.
     static func patience(_ policy: RetryPolicy) -> Duration {
         policy.maxDelay * policy.maxRetries
     }

@@ -556,7 +556,9 @@ public actor UploadSession {
                     files[id].error = nil
                     apply(files[id].machine.unstarted(), to: id)
                 } else {
-                    finishFailed(id, error: error.forFile(files[id].item.relativePath), probed: request.probed)
+                    finishFailed(
+                        id, error: error.forFile(files[id].item.relativePath), probed: request.probed,
+                        sentBytes: request.probe.sent > 0)
                 }
             }
         }
@@ -565,8 +567,10 @@ public actor UploadSession {
         resumeWaitersIfIdle()
     }
 
-    /// - Parameter probed: The request started while the server could not be reached.
-    private func finishFailed(_ id: Int, error: UploadError, probed: Bool = false) {
+    /// - Parameters:
+    ///   - probed: The request started while the server could not be reached.
+    ///   - sentBytes: Some of the request's body went out: the server was there, whatever broke after.
+    private func finishFailed(_ id: Int, error: UploadError, probed: Bool = false, sentBytes: Bool = false) {
         changed.insert(id)
         files[id].error = error
         let final = stopping || draining
@@ -585,7 +589,9 @@ public actor UploadSession {
             files[id].error?.cause = cause
         }
         let delay: Duration?
-        if error.code == .connectionFailed, !final {
+        // Only a request that never reached the server is the outage's: one cut off mid-body (a reset, a crash on
+        // this file) spends the file's own retries, or it would be tried for ever.
+        if error.code == .connectionFailed, !sentBytes, !final {
             delay = outageRetry(id, probed: probed)
         } else {
             let attempt = files[id].machine.attempt - files[id].outageFailures
@@ -613,6 +619,7 @@ public actor UploadSession {
                 discardPrepared(id)
                 // A server gone for the outage's patience, or refusing what every file would meet.
                 let everyFile = outageOutlasted || files[id].error.map(planner.failsEveryFile) ?? false
+                outageOutlasted = false
                 if configuration.failFast || (everyFile && !stopping) { handle(.cancelAll) }
             case .cancelled:
                 emit(.cancelled, id)
@@ -665,6 +672,8 @@ public actor UploadSession {
             let gone = Int((now - outage.since) / .seconds(1))
             let cause = files[id].error?.cause.map { $0 + "; " } ?? ""
             files[id].error?.cause = cause + "unreachable for \(gone) s: the run stops"
+            // A retry the user asks for afterwards meets the server afresh.
+            self.outage = nil
             outageOutlasted = true
             return nil
         }

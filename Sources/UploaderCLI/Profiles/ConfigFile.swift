@@ -146,16 +146,12 @@ public struct ConfigFile: Sendable, Equatable {
             problem(
                 .conflicting, path + [second.key.name],
                 "\(owner) sets \(second.key.name) and \(first.key.name)\(first.line.map { " (line \($0))" } ?? ""): "
-                    + "use only one of \(listed(group))")
+                    + "use only one of \(Format.listed(group))")
         }
         return Section(profile: profile, entries: entries)
     }
 
     /// `to, put and presign`.
-    private static func listed(_ names: [String]) -> String {
-        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
-    }
-
     private static func convert(_ value: any TOMLValueConvertible, for key: ProfileKey) -> SettingValue? {
         switch key.kind {
         case .text:

@@ -38,19 +38,19 @@ struct StallWatchTests {
         var readBack = StallWatch(limit: 2 * second, answerLimit: 10 * second)
         upload.restart(at: 0)
         readBack.restart(at: 0)
-        #expect(upload.stop(sent: 100, allSent: true, answerIsShort: true, paused: false, now: 0) == nil)
+        #expect(upload.stop(sent: 100, allSent: true, wholeAnswerDue: true, paused: false, now: 0) == nil)
         #expect(readBack.stop(sent: 0, allSent: true, paused: false, now: 0) == nil)
         for tick in 1...10 {
             let now = UInt64(tick) * second
             #expect(
                 upload.stop(
-                    sent: 100, allSent: true, received: Int64(tick), answerIsShort: true, paused: false, now: now)
+                    sent: 100, allSent: true, received: Int64(tick), wholeAnswerDue: true, paused: false, now: now)
                     == nil)
             #expect(readBack.stop(sent: 0, allSent: true, received: Int64(tick), paused: false, now: now) == nil)
         }
         let late = 10 * second + 1
         #expect(
-            upload.stop(sent: 100, allSent: true, received: 11, answerIsShort: true, paused: false, now: late)
+            upload.stop(sent: 100, allSent: true, received: 11, wholeAnswerDue: true, paused: false, now: late)
                 == .answerTooLong)
         #expect(
             readBack.stop(sent: 0, allSent: true, received: 11, paused: false, now: late) == nil,
