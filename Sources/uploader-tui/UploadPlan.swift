@@ -399,7 +399,9 @@ extension UploadCommand {
         // By bytes, as servers store names: two Unicode spellings of one name are two names.
         var first: [[UInt8]: UploadItem] = [:]
         var clashes: [String] = []
-        for item in items where item.skipReason == nil {
+        // Only files that would be sent: one that fails before it is sent (a name that is not UTF-8, shown escaped
+        // like the name of another file) stores nothing.
+        for item in items where item.skipReason == nil && item.unreadableReason == nil {
             let remote = VipsImagePreparer.remoteName(of: item, options: images, paged: paged)
             guard let earlier = first[Array(remote.utf8)] else {
                 first[Array(remote.utf8)] = item

@@ -14,6 +14,26 @@ struct SelectionTests {
         _ = utimensat(AT_FDCWD, path, &times, 0)
     }
 
+    @Test("a name that is not UTF-8 fails alone, beside a file named by its escaped spelling, which is sent")
+    func nameNotUTF8BesideItsSpelling() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("not-utf8")
+        try folder.write("caf\\xE9.txt", size: 10, seed: 1)
+        let raw = Array((folder.path + "/caf").utf8) + [0xE9] + Array(".txt".utf8) + [0]
+        let descriptor = raw.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+        }
+        #expect(descriptor >= 0)
+        close(descriptor)
+        let outcome = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/nu/"), "--json", "--no-resume"])
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let summary = try #require(try ndjson(outcome.standardOutput).last)
+        #expect(summary["done"] as? Int == 1 && summary["failed"] as? Int == 1, "\(summary)")
+        #expect(outcome.standardError.contains("name is not valid UTF-8"), "\(outcome.standardError)")
+        await server.stop()
+    }
+
     @Test("globs choose the files, an excluded folder is not sent, and the server receives them largest first")
     func globsAndOrder() async throws {
         let server = try await ServerFixture.start()

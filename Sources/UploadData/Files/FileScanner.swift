@@ -55,7 +55,12 @@ public struct FileScanner: Sendable {
             let absolute = Self.absolute(argument)
             var info = stat()
             guard stat(absolute, &info) == 0 else {
-                throw ScanError(path: argument, reason: String(cString: strerror(errno)))
+                // The arguments reach here as text: bytes that are not UTF-8 were replaced, so the path names nothing.
+                let reason =
+                    argument.unicodeScalars.contains("\u{FFFD}")
+                    ? "not found: its name is not valid UTF-8 (rename it, or name the folder that holds it)"
+                    : String(cString: strerror(errno))
+                throw ScanError(path: argument, reason: reason)
             }
             switch info.st_mode & S_IFMT {
             case S_IFREG:

@@ -179,6 +179,15 @@ struct FileScannerTests {
         }
     }
 
+    @Test("a path given whose bytes were not UTF-8 (replaced on the way in) is said to be so, not just missing")
+    func argumentNotUTF8() throws {
+        #expect {
+            try FileScanner().scan(["/tmp/caf\u{FFFD}-missing.txt"])
+        } throws: { error in
+            (error as? FileScanner.ScanError)?.reason.contains("not valid UTF-8") == true
+        }
+    }
+
     @Test("names that are not valid UTF-8 fail each with that cause, their bytes escaped, sized; the rest go on")
     func nameNotUTF8() throws {
         try withFolder(["ok.jpg": [1]]) { root in
