@@ -19,6 +19,8 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
     public var elapsedMilliseconds: Int64
     /// Present while the batch winds down after a stop; `graceLeftMilliseconds` may still be absent.
     public var stopping: WireStop?
+    /// Present while the server cannot be reached.
+    public var unreachable: WireUnreachable?
 
     /// The wire form of `snapshot`, carrying the rows at `changed` (every row when nil).
     public init(_ snapshot: UploadSnapshot, changed: [Int]? = nil) {
@@ -34,6 +36,10 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
         isIdle = snapshot.isIdle
         elapsedMilliseconds = snapshot.elapsed.milliseconds
         stopping = snapshot.stopping.map { WireStop(graceLeftMilliseconds: $0.graceLeft?.milliseconds) }
+        unreachable = snapshot.unreachable.map {
+            WireUnreachable(
+                goneMilliseconds: $0.gone.milliseconds, patienceLeftMilliseconds: $0.patienceLeft.milliseconds)
+        }
     }
 
     /// Applies this snapshot to the files a client holds (`files` is replaced when `full`).
@@ -55,12 +61,17 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
             }
         }
         guard files.count == fileCount else { return nil }
-        return UploadSnapshot(
+        var snapshot = UploadSnapshot(
             files: files, progress: progress.domain, toast: toast.domain, concurrency: concurrency,
             concurrencyIsAuto: concurrencyIsAuto, transfersInFlight: transfersInFlight, isIdle: isIdle,
             elapsed: .milliseconds(elapsedMilliseconds),
             stopping: stopping.map { StopState(graceLeft: $0.graceLeftMilliseconds.map { .milliseconds($0) }) },
             bandwidthLimit: bandwidthLimit)
+        snapshot.unreachable = unreachable.map {
+            Unreachable(
+                gone: .milliseconds($0.goneMilliseconds), patienceLeft: .milliseconds($0.patienceLeftMilliseconds))
+        }
+        return snapshot
     }
 
     /// Indices of the rows of `new` that differ from `old` (every index when the lengths differ: then send it full).
@@ -73,6 +84,12 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
 /// A stop in progress.
 public struct WireStop: Codable, Sendable, Equatable {
     public var graceLeftMilliseconds: Int64?
+}
+
+/// A server that cannot be reached (`Unreachable`).
+public struct WireUnreachable: Codable, Sendable, Equatable {
+    public var goneMilliseconds: Int64
+    public var patienceLeftMilliseconds: Int64
 }
 
 /// `BatchProgress` on the wire.

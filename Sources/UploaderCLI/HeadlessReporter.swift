@@ -220,6 +220,15 @@ public actor HeadlessReporter {
                 output.standardOutput(ndjson("progress", file, eta: snapshot.progress.isSending ? range : nil))
             }
         }
+        if !quiet, let unreachable = snapshot.unreachable, snapshot.stopping == nil {
+            // Every few seconds: between its retrying lines, the run says what it waits for and for how long.
+            guard lastProgressLine.map({ now - $0 >= .seconds(5) }) ?? true else { return }
+            lastProgressLine = now
+            output.standardError(
+                "server unreachable for \(Format.duration(unreachable.gone)): one request at a time tries it; the run "
+                    + "stops in \(Format.duration(unreachable.patienceLeft)) unless it answers")
+            return
+        }
         // The first line waits a second after uploads start, like rclone's: at once, one sample made the rate 0 B/s.
         guard !quiet, snapshot.progress.counts.active > 0 else { return }
         guard let last = lastProgressLine, now - last >= .seconds(1) else {

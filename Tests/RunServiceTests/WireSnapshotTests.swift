@@ -60,13 +60,16 @@ struct WireSnapshotTests {
         #expect(a.isIdle == b.isIdle)
         #expect(a.elapsed == b.elapsed)
         #expect(a.stopping == b.stopping)
+        #expect(a.unreachable == b.unreachable)
     }
 
     @Test("a full snapshot arrives whole: rows, errors, results, preparations, counts, toast, stop")
     func fullRoundTrip() throws {
-        let sent = snapshot()
+        var sent = snapshot()
+        sent.unreachable = Unreachable(gone: .milliseconds(12_345), patienceLeft: .seconds(137))
         let received = try #require(try roundTrip(WireSnapshot(sent)).applied(to: [], curl: { curls[$0] }))
         expectSame(sent, received)
+        #expect(received.unreachable != nil)
         #expect(received.files[2].error?.code == .httpStatus(503))
         #expect(received.files[0].result?.verified == "sha256:00ff")
     }

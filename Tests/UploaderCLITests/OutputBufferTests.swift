@@ -127,6 +127,26 @@ struct OutputBufferTests {
             ])
     }
 
+    @Test("a server that cannot be reached is said every five seconds, with how long the run still waits for it")
+    func unreachableServer() async {
+        let lines = Mutex<[String]>([])
+        let output = HeadlessReporter.Output(
+            standardOutput: { _ in }, standardError: { line in lines.withLock { $0.append(line) } }, flush: {})
+        let clock = SteppedClock()
+        let reporter = HeadlessReporter(json: false, output: output, clock: clock)
+        for second in [10, 12, 15] {
+            clock.set(.seconds(second))
+            var snapshot = uploading(sent: 0, rate: 0)
+            snapshot.unreachable = Unreachable(gone: .seconds(second - 8), patienceLeft: .seconds(158 - second))
+            await reporter.progress(snapshot)
+        }
+        #expect(
+            lines.withLock { $0 } == [
+                "server unreachable for 2.0s: one request at a time tries it; the run stops in 2m28s unless it answers",
+                "server unreachable for 7.0s: one request at a time tries it; the run stops in 2m23s unless it answers",
+            ])
+    }
+
     private func uploading(
         sent: Int64, rate: Int64, eta: Duration? = nil, phase: UploadPhase = .uploading
     ) -> UploadSnapshot {

@@ -90,4 +90,14 @@ struct ScreenRendererEtaTests {
         modeling.progress.etaRange = EtaRange(low: .seconds(3), high: .seconds(5))
         #expect(!Fixtures.render(modeling, size: size).line(row).contains("ETA"))
     }
+
+    @Test("a server that cannot be reached is said in the banner, with how long the run still waits for it")
+    func unreachableBanner() throws {
+        let exact = try Self.scriptedRange(jitter: false)
+        var waiting = snapshot(exact)
+        waiting.unreachable = Unreachable(gone: .seconds(12), patienceLeft: .seconds(138))
+        let screen = Fixtures.render(waiting, size: TerminalSize(cols: 100, rows: 30))
+        #expect(screen.text.contains("Server unreachable — trying it with one request at a time"), "\(screen.text)")
+        #expect(screen.text.contains("Gone for 0:12 · the run stops in 2:18 unless it answers"), "\(screen.text)")
+    }
 }

@@ -17,6 +17,8 @@ public struct UploadSnapshot: Sendable {
     public var elapsed: Duration
     /// Set once the batch was asked to stop (Ctrl-C, `q`): nothing new starts, the transfers in flight finish.
     public var stopping: StopState?
+    /// Set while the server cannot be reached.
+    public var unreachable: Unreachable?
 
     /// Creates a snapshot.
     public init(
@@ -55,6 +57,20 @@ public struct Preparation: Sendable, Equatable {
         self.width = width
         self.height = height
         self.remoteName = remoteName
+    }
+}
+
+/// A server that cannot be reached: one request at a time tries it.
+public struct Unreachable: Sendable, Equatable {
+    /// How long it has been gone.
+    public var gone: Duration
+    /// How long the run still waits for it before it stops.
+    public var patienceLeft: Duration
+
+    /// Creates the state.
+    public init(gone: Duration, patienceLeft: Duration) {
+        self.gone = gone
+        self.patienceLeft = patienceLeft
     }
 }
 

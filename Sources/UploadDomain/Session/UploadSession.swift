@@ -786,12 +786,18 @@ public actor UploadSession {
             bytesSaved: rows.bytesSaved, etaRange: etaRange)
         progress.bytesCancelled = rows.bytesCancelled
         progress.bytesCarried = bytesCarried
-        return UploadSnapshot(
+        var snapshot = UploadSnapshot(
             files: rows.rows, progress: progress, toast: Toast(progress: progress),
             concurrency: configuration.concurrency, concurrencyIsAuto: configuration.autoConcurrency,
             transfersInFlight: slots.used, isIdle: isIdle, elapsed: isIdle ? lastEventAt : now,
             stopping: draining ? StopState(graceLeft: graceEnds.map { max(.zero, $0 - now) }) : nil,
             bandwidthLimit: configuration.bandwidthLimit)
+        if let outage, !isIdle {
+            let gone = now - outage.since
+            snapshot.unreachable = Unreachable(
+                gone: gone, patienceLeft: max(.zero, Outage.patience(configuration.retryPolicy) - gone))
+        }
+        return snapshot
     }
 
     private func fileSnapshot(_ id: Int, now: Duration) -> FileSnapshot {

@@ -233,6 +233,14 @@ public struct ScreenRenderer: Sendable {
                 subtitle: "Nothing new starts " + glyphs.dot + " " + left, detail: "q or C aborts now",
                 fraction: snapshot.progress.fraction)
         }
+        if let unreachable = snapshot.unreachable, snapshot.stopping == nil {
+            return ToastText(
+                icon: spinner, title: "Server unreachable " + glyphs.dash + " trying it with one request at a time",
+                subtitle: "Gone for \(Formatting.duration(unreachable.gone)) " + glyphs.dot + " the run stops in "
+                    + Formatting.duration(unreachable.patienceLeft) + " unless it answers",
+                detail: "Waiting files keep their retries " + glyphs.dot + " q quits",
+                fraction: snapshot.progress.fraction)
+        }
         switch snapshot.toast {
         case .willStart:
             return ToastText(
