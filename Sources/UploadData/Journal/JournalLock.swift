@@ -20,15 +20,8 @@ struct JournalLock: ~Copyable {
         guard fd >= 0 else {
             throw .system(.notWritable, path: path, doing: "cannot create \(lockPath)", errno: errno)
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let number = errno
-            close(fd)
-            if number == EWOULDBLOCK {
-                throw JournalError(.locked, path: path, reason: "in use by another running uploader-tui")
-            }
-            throw .system(.notWritable, path: path, doing: "cannot lock \(lockPath)", errno: number)
-        }
-        descriptor = fd
+        descriptor = try Self.locked(
+            fd, journal: path, naming: lockPath, held: "in use by another running uploader-tui")
     }
 
     /// Locks the database file itself, by its inode, whatever name reached it.
@@ -36,15 +29,21 @@ struct JournalLock: ~Copyable {
     mutating func lockDatabase(_ path: String) throws(JournalError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .system(.notWritable, path: path, doing: "cannot open it", errno: errno) }
+        databaseDescriptor = try Self.locked(
+            fd, journal: path, naming: "it", held: "in use by another running uploader-tui (another name)")
+    }
+
+    /// `fd` locked exclusively without waiting; closed when the lock is not had.
+    private static func locked(
+        _ fd: Int32, journal path: String, naming name: String, held: String
+    ) throws(JournalError) -> Int32 {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let number = errno
             close(fd)
-            if number == EWOULDBLOCK {
-                throw JournalError(.locked, path: path, reason: "in use by another running uploader-tui (another name)")
-            }
-            throw .system(.notWritable, path: path, doing: "cannot lock it", errno: number)
+            if number == EWOULDBLOCK { throw JournalError(.locked, path: path, reason: held) }
+            throw .system(.notWritable, path: path, doing: "cannot lock \(name)", errno: number)
         }
-        databaseDescriptor = fd
+        return fd
     }
 
     /// Whether a run holds the journal at `path` now (for `history`, which only reads). The test takes the lock
