@@ -320,7 +320,7 @@ final class CurlTransfer: @unchecked Sendable {
                 }
             return UploadError(.timedOut, file: file, cause: cause)
         }
-        if let status = Self.tunnelRefusal(detail) {
+        if let status = tunnelRefusal {
             // The proxy answered: no outage to wait out; a 407 or 403 is not cured by trying again, a 5xx may be.
             return UploadError(
                 UploadError.code(forStatus: status), file: file, httpStatus: status,
@@ -371,10 +371,12 @@ final class CurlTransfer: @unchecked Sendable {
         URLComponents(string: request.url)?.host ?? "the server"
     }
 
-    /// The status a proxy refused a CONNECT with, from libcurl's words ("CONNECT tunnel failed, response 407").
-    static func tunnelRefusal(_ detail: String) -> Int? {
-        guard let range = detail.range(of: "CONNECT tunnel failed, response ") else { return nil }
-        return Int(detail[range.upperBound...].prefix { $0.isNumber })
+    /// The status a proxy refused the CONNECT tunnel with, or nil: no proxy, or it let the tunnel through.
+    private var tunnelRefusal: Int? {
+        var status = 0
+        guard let easy, ccurl_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &status) == CURLE_OK, status >= 300
+        else { return nil }
+        return status
     }
 
     /// libcurl 7.88's words when a status line is not HTTP: it reports them as an unsupported protocol, which
