@@ -1,5 +1,6 @@
 import Foundation
 import UploadData
+import UploaderCLI
 
 /// Where an S3 endpoint and region come from when no option names them, as with the aws CLI: the environment, else
 /// the profile's settings in `~/.aws/config`. Each with its source, for messages and `config show`.
@@ -11,7 +12,7 @@ struct S3Defaults {
 
     init(environment: [String: String]) {
         self.environment = environment
-        home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        home = ConfigLocation.home(environment)
         config = AWSConfigFile(environment: environment, home: home)
     }
 
@@ -33,8 +34,7 @@ struct S3Defaults {
 
     /// `~/.aws/config [profile work]`, or `[default]`: the section read.
     private var shownConfigPath: String {
-        let path =
-            config.path.hasPrefix(home + "/") && home.count > 1 ? "~" + config.path.dropFirst(home.count) : config.path
+        let path = ConfigLocation.shown(config.path, environment: environment)
         return config.profile == "default" ? "\(path) [default]" : "\(path) [profile \(config.profile)]"
     }
 }

@@ -19,7 +19,8 @@ public enum ConfigLocation {
         return "~" + path.dropFirst(home.count)
     }
 
-    private static func home(_ environment: [String: String]) -> String {
+    /// `$HOME` when set, else the passwd entry's: sudo, containers and CI set HOME elsewhere.
+    public static func home(_ environment: [String: String]) -> String {
         environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     }
 }
