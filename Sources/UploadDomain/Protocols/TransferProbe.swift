@@ -77,6 +77,8 @@ public final class TransferProbe: Sendable {
     }
 
     private func markSending() {
+        // A load first: this runs on every progress callback, the exchange only once.
+        guard !sendingFlag.load(ordering: .relaxed) else { return }
         if !sendingFlag.exchange(true, ordering: .relaxed) { onSending() }
     }
 
