@@ -4,6 +4,18 @@ import UploadDomain
 
 @Suite("UploadSession")
 struct UploadSessionTests {
+    /// A session of files of `sizes` on a clock the test moves, `random` at 1: each backoff its whole ceiling.
+    private func scripted(
+        _ sizes: [Int64], concurrency: Int, retryPolicy: RetryPolicy = RetryPolicy()
+    ) -> (session: UploadSession, transport: InMemoryTransport, clock: ManualClock) {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items(sizes), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: concurrency, retryPolicy: retryPolicy), clock: clock, random: { 1 })
+        return (session, transport, clock)
+    }
+
     @Test("--concurrency auto: the tuner's widths apply until the user sets one, then are ignored")
     func autoConcurrencyYieldsToTheUser() async {
         let session = UploadSession(
@@ -25,11 +37,7 @@ struct UploadSessionTests {
 
     @Test("the concurrency cap holds, progress folds into per-file and batch figures, and phases go in order")
     func progressAggregation() async throws {
-        let transport = InMemoryTransport()
-        let clock = ManualClock()
-        let session = UploadSession(
-            items: items([100, 200, 300]), planner: EchoPlanner(), transport: transport,
-            configuration: .init(concurrency: 2), clock: clock, random: { 1 })
+        let (session, transport, clock) = scripted([100, 200, 300], concurrency: 2)
         var events = session.events.makeAsyncIterator()
         var started = transport.started.makeAsyncIterator()
         await session.start()
@@ -91,12 +99,8 @@ struct UploadSessionTests {
         "a server that cannot be reached is probed by one request at a time; the waiting files keep their retries",
         .timeLimit(.minutes(1)))
     func outageProbedByOne() async throws {
-        let transport = InMemoryTransport()
-        let clock = ManualClock()
-        let session = UploadSession(
-            items: items([10, 20, 30]), planner: EchoPlanner(), transport: transport,
-            configuration: .init(concurrency: 3, retryPolicy: RetryPolicy(maxRetries: 5)), clock: clock,
-            random: { 1 })
+        let (session, transport, clock) = scripted(
+            [10, 20, 30], concurrency: 3, retryPolicy: RetryPolicy(maxRetries: 5))
         var started = transport.started.makeAsyncIterator()
         await session.start()
         for pending in try await started.next(3) {
@@ -126,12 +130,7 @@ struct UploadSessionTests {
         "an outage's tries are not the file's: a file allowed one retry outlives five refused tries",
         .timeLimit(.minutes(1)))
     func outageSpendsNoRetries() async throws {
-        let transport = InMemoryTransport()
-        let clock = ManualClock()
-        let session = UploadSession(
-            items: items([10]), planner: EchoPlanner(), transport: transport,
-            configuration: .init(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1)), clock: clock,
-            random: { 1 })
+        let (session, transport, clock) = scripted([10], concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
         var started = transport.started.makeAsyncIterator()
         await session.start()
         // Backoff doubles from half a second to 10 s (the whole ceiling with `random` at 1): 25.5 s of one retry's
@@ -152,11 +151,7 @@ struct UploadSessionTests {
         "an outage ends when the probe starts sending: the rest do not wait for its whole upload",
         .timeLimit(.minutes(1)))
     func outageEndsWhenTheProbeSends() async throws {
-        let transport = InMemoryTransport()
-        let clock = ManualClock()
-        let session = UploadSession(
-            items: items([1000, 20]), planner: EchoPlanner(), transport: transport,
-            configuration: .init(concurrency: 2), clock: clock, random: { 1 })
+        let (session, transport, clock) = scripted([1000, 20], concurrency: 2)
         var started = transport.started.makeAsyncIterator()
         await session.start()
         for pending in try await started.next(2) {
@@ -177,12 +172,7 @@ struct UploadSessionTests {
         "a request cut off after its body began to go spends the file's own retries: no outage, no endless retry",
         .timeLimit(.minutes(1)))
     func cutOffMidBodyIsNoOutage() async throws {
-        let transport = InMemoryTransport()
-        let clock = ManualClock()
-        let session = UploadSession(
-            items: items([10]), planner: EchoPlanner(), transport: transport,
-            configuration: .init(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1)), clock: clock,
-            random: { 1 })
+        let (session, transport, clock) = scripted([10], concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
         var started = transport.started.makeAsyncIterator()
         await session.start()
         let first = try #require(await started.next())
@@ -203,12 +193,9 @@ struct UploadSessionTests {
         "a server gone for longer than the outage's patience fails the probe saying so and stops the run",
         .timeLimit(.minutes(1)))
     func outageOutlasted() async throws {
-        let transport = InMemoryTransport()
-        let clock = ManualClock()
-        let policy = RetryPolicy(maxRetries: 1, baseDelay: .seconds(1), maxDelay: .seconds(2))
-        let session = UploadSession(
-            items: items([10, 20, 30]), planner: EchoPlanner(), transport: transport,
-            configuration: .init(concurrency: 1, retryPolicy: policy), clock: clock, random: { 1 })
+        let (session, transport, clock) = scripted(
+            [10, 20, 30], concurrency: 1,
+            retryPolicy: RetryPolicy(maxRetries: 1, baseDelay: .seconds(1), maxDelay: .seconds(2)))
         var started = transport.started.makeAsyncIterator()
         await session.start()
         try #require(await started.next()).reply(.failure(UploadError(.connectionFailed, cause: "Connection refused")))
@@ -287,11 +274,7 @@ struct UploadSessionTests {
 
     @Test("a 429 with Retry-After holds every new request until then, not only the refused file's retry")
     func retryAfterHoldsTheQueue() async throws {
-        let transport = InMemoryTransport()
-        let clock = ManualClock()
-        let session = UploadSession(
-            items: items([10, 10, 10, 10]), planner: EchoPlanner(), transport: transport,
-            configuration: .init(concurrency: 2), clock: clock, random: { 1 })
+        let (session, transport, clock) = scripted([10, 10, 10, 10], concurrency: 2)
         var events = session.events.makeAsyncIterator()
         var started = transport.started.makeAsyncIterator()
         await session.start()
