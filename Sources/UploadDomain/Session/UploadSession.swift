@@ -148,8 +148,6 @@ public actor UploadSession {
     private var holdTimer: Task<Void, Never>?
     /// The server could not be reached: one request at a time until one gets an answer.
     private var outage: Outage?
-    /// The server stayed gone for the outage's patience: the run stops.
-    private var outageOutlasted = false
     /// How long the server takes to answer once a request's last byte is out (its processing), smoothed.
     private var answerWait: Duration?
     /// Bytes earlier runs sent, counted as sent (`TransferProbe.carry`): the rate leaves them out.
@@ -589,16 +587,20 @@ public actor UploadSession {
             files[id].error?.cause = cause
         }
         let delay: Duration?
+        var outlasted = false
         // Only a request that never reached the server is the outage's: one cut off mid-body (a reset, a crash on
         // this file) spends the file's own retries, or it would be tried for ever.
         if error.code == .connectionFailed, !sentBytes, !final {
             delay = outageRetry(id, probed: probed)
+            outlasted = delay == nil
         } else {
             let attempt = files[id].machine.attempt - files[id].outageFailures
             delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
         }
         if !final, let delay, error.retryAfter != nil || error.code == .connectionFailed { hold(for: delay) }
         apply(files[id].machine.failed(retryAfter: final ? nil : delay), to: id)
+        // A server gone for the outage's patience: the rest would wait as long.
+        if outlasted, !stopping { handle(.cancelAll) }
     }
 
     private func apply(_ action: UploadJob.StateMachine.Action, to id: Int) {
@@ -617,9 +619,7 @@ public actor UploadSession {
             case .failed:
                 emit(.failed, id)
                 discardPrepared(id)
-                // A server gone for the outage's patience, or refusing what every file would meet.
-                let everyFile = outageOutlasted || files[id].error.map(planner.failsEveryFile) ?? false
-                outageOutlasted = false
+                let everyFile = files[id].error.map(planner.failsEveryFile) ?? false
                 if configuration.failFast || (everyFile && !stopping) { handle(.cancelAll) }
             case .cancelled:
                 emit(.cancelled, id)
@@ -662,7 +662,7 @@ public actor UploadSession {
     }
 
     /// The wait before the server is tried again after `id` found it gone, or nil once it has been gone for the
-    /// outage's patience: then `id` fails saying so, and the run stops (the rest would wait as long).
+    /// outage's patience: then `id` fails saying so.
     private func outageRetry(_ id: Int, probed: Bool) -> Duration? {
         let now = clock.now
         var outage = self.outage ?? Outage(since: now)
@@ -674,7 +674,6 @@ public actor UploadSession {
             files[id].error?.cause = cause + "unreachable for \(gone) s: the run stops"
             // A retry the user asks for afterwards meets the server afresh.
             self.outage = nil
-            outageOutlasted = true
             return nil
         }
         files[id].outageFailures += 1
