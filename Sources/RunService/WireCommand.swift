@@ -15,7 +15,7 @@ public struct WireCommand: Codable, Sendable, Equatable {
         case .cancelAll: kind = "cancelAll"
         case .stop: kind = "stop"
         case .retry(let file): (kind, self.file) = ("retry", file)
-        case .retryAllFailed: kind = "retryAllFailed"
+        case .retryUnfinished: kind = "retryAllFailed"
         case .togglePause(let file): (kind, self.file) = ("togglePause", file)
         case .setConcurrency(let n): (kind, value) = ("setConcurrency", Int64(n))
         case .tuneConcurrency(let n): (kind, value) = ("tuneConcurrency", Int64(n))
@@ -30,7 +30,7 @@ public struct WireCommand: Codable, Sendable, Equatable {
         case "cancelAll": .cancelAll
         case "stop": .stop
         case "retry": file.map { .retry(fileID: $0) }
-        case "retryAllFailed": .retryAllFailed
+        case "retryAllFailed": .retryUnfinished
         case "togglePause": file.map { .togglePause(fileID: $0) }
         case "setConcurrency": value.map { .setConcurrency(Int(clamping: $0)) }
         case "tuneConcurrency": value.map { .tuneConcurrency(Int(clamping: $0)) }

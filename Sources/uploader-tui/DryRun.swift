@@ -86,11 +86,10 @@ struct DryRun {
         var items = plan.items
         do {
             if plan.retryFailed {
-                let failed = Set(try journal.failedFiles(destination: plan.destination))
-                items = UploadItem.renumbered(items.filter { failed.contains($0.path) })
+                let unfinished = Set(try journal.unfinishedFiles(destination: plan.destination))
+                items = UploadItem.renumbered(items.filter { unfinished.contains($0.path) })
                 guard !items.isEmpty else {
-                    throw NothingToUpload(
-                        description: "no file failed last time to \(plan.destination)", leftOut: plan.leftOut)
+                    throw NothingToUpload.nothingToRetry(destination: plan.destination, leftOut: plan.leftOut)
                 }
             }
             let prior = try journal.priorOutcomes(

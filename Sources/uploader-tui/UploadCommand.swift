@@ -116,7 +116,9 @@ struct UploadCommand: ParsableCommand {
                 + "records nothing."))
     var resume = true
 
-    @Flag(inversion: .prefixedNo, help: "Upload only the files that failed last time to this destination.")
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Upload only the files earlier runs to this destination did not finish: failed, cancelled or cut off.")
     var retryFailed = false
 
     @Option(

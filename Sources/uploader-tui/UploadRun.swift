@@ -35,18 +35,17 @@ struct UploadRun {
         var items = plan.items
         if plan.retryFailed, let prepared {
             // Asked before the run begins: a run that has nothing to send leaves no entry in `history`.
-            let failed: Set<String>
+            let unfinished: Set<String>
             do {
-                failed = Set(try prepared.queries.failedFiles(destination: plan.destination))
+                unfinished = Set(try prepared.queries.unfinishedFiles(destination: plan.destination))
             } catch {
                 prepared.release()
                 throw UsageError(description: error.description)
             }
-            items = UploadItem.renumbered(items.filter { failed.contains($0.path) })
+            items = UploadItem.renumbered(items.filter { unfinished.contains($0.path) })
             guard !items.isEmpty else {
                 prepared.release()
-                throw NothingToUpload(
-                    description: "no file failed last time to \(plan.destination)", leftOut: plan.leftOut)
+                throw NothingToUpload.nothingToRetry(destination: plan.destination, leftOut: plan.leftOut)
             }
         }
         let journal = try prepared.map(begin)

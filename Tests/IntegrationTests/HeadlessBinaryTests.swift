@@ -280,7 +280,10 @@ struct HeadlessBinaryTests {
         let cases: [(arguments: [String], leftOut: Int, reason: String)] = [
             ([empty.path, "--to", url, "--json"], 0, "nothing to upload in \(empty.path)"),
             ([filtered.path, "--to", url, "--json", "--exclude", "*.jpg"], 1, "nothing to upload in \(filtered.path)"),
-            ([filtered.path, "--to", url, "--json", "--retry-failed"], 0, "no file failed last time to \(url)"),
+            (
+                [filtered.path, "--to", url, "--json", "--retry-failed"], 0,
+                "no file failed or was left unfinished by an earlier run to \(url)"
+            ),
         ]
         for (arguments, leftOut, reason) in cases {
             let outcome = try await ChildProcess.run(binary, arguments)

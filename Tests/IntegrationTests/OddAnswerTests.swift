@@ -32,24 +32,27 @@ struct OddAnswerTests {
         await server.stop()
     }
 
-    @Test("a proxy refusing the tunnel with 407 fails the file at once, saying so: no outage to wait out")
+    @Test("a proxy refusing the tunnel with 407 fails the first file at once, saying so, and stops the batch")
     func proxyRefusesTunnel() async throws {
         let proxy = try RawCapture { _ in "HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n" }
         defer { proxy.stop() }
         let folder = try TestFolder("proxy-407")
-        try folder.write("a.jpg", size: 1_000, seed: 1, prefix: Magic.jpeg)
+        for i in 0..<3 { try folder.write("f\(i).jpg", size: 1_000, seed: UInt64(i), prefix: Magic.jpeg) }
         let outcome = try await ChildProcess.run(
             ChildProcess.uploaderBinary,
             [
                 folder.path, "--to", "https://127.0.0.1:9/up", "--proxy", "http://127.0.0.1:\(proxy.port)", "--json",
-                "--no-resume",
+                "--no-resume", "--concurrency", "1",
             ])
         #expect(outcome.status == 1, "\(outcome.standardError)")
         let failed = try #require(try ndjson(outcome.standardOutput).first { $0["event"] as? String == "failed" })
         let error = failed["error"] as? String ?? ""
         #expect(error.contains("HTTP 407 proxy authentication required"), "\(error)")
         #expect(error.contains("the proxy refused the tunnel to 127.0.0.1"), "\(error)")
+        // No outage to wait out, and no more tries of credentials the proxy refused (which may lock its account).
         #expect(proxy.requests.count == 1 && proxy.requests.first?.head.first?.hasPrefix("CONNECT ") == true)
+        let summary = try #require(try ndjson(outcome.standardOutput).last)
+        #expect(summary["failed"] as? Int == 1 && summary["cancelled"] as? Int == 2, "\(summary)")
     }
 
     @Test("an answer that is not HTTP is said to be so, not taken for a bad URL")

@@ -132,7 +132,9 @@ struct ResumeTests {
         await server.stop()
     }
 
-    @Test("--retry-failed runs only last time's failures; --no-resume uploads all; history lists the runs")
+    @Test(
+        "a refused token stops the batch at the first 401; --retry-failed sends the failed and the cancelled files, no others; --no-resume uploads all; history lists the runs"
+    )
     func retryFailedAndHistory() async throws {
         let server = try await ServerFixture.start { $0.token = "right" }
         let folder = try TestFolder("again")
@@ -143,14 +145,17 @@ struct ResumeTests {
         let first = try await ChildProcess.run(binary, base + ["--token", "right"])
         #expect(first.status == 0)
         for i in 0..<3 { try folder.write("b-\(i).jpg", size: 6_000, seed: UInt64(10 + i), prefix: Magic.jpeg) }
-        let refused = try await ChildProcess.run(binary, base + ["--token", "wrong"])
+        let requestsBefore = await server.server.statistics.requests
+        let refused = try await ChildProcess.run(binary, base + ["--token", "wrong", "--concurrency", "1"])
         #expect(refused.status == 1)
         var summary = try #require(try ndjson(refused.standardOutput).last)
         #expect(summary["skipped"] as? Int == 4)
-        #expect(summary["failed"] as? Int == 3)
+        // The rest would meet the same refusal: one request, not one per file.
+        #expect(summary["failed"] as? Int == 1 && summary["cancelled"] as? Int == 2, "\(summary)")
+        #expect(await server.server.statistics.requests == requestsBefore + 1)
         let afterRefusal = try await ChildProcess.run(binary, ["history", "--journal", journal])
-        #expect(afterRefusal.standardOutput.contains("0 done, 3 failed, 0 cancelled, 4 skipped"))
-        #expect(afterRefusal.standardOutput.contains("failed  " + folder.path + "/b-1.jpg: HTTP 401"))
+        #expect(afterRefusal.standardOutput.contains("0 done, 1 failed, 2 cancelled, 4 skipped"))
+        #expect(afterRefusal.standardOutput.contains("failed  " + folder.path + "/b-0.jpg: HTTP 401"))
 
         try folder.write("c-new.jpg", size: 7_000, seed: 20, prefix: Magic.jpeg)
         // The dry run previews the files the run takes.
@@ -170,7 +175,7 @@ struct ResumeTests {
         let beforeNothing = try await ChildProcess.run(binary, ["history", "--journal", journal])
         let nothing = try await ChildProcess.run(binary, base + ["--token", "right", "--retry-failed"])
         #expect(nothing.status == 3)
-        #expect(nothing.standardError.contains("no file failed last time"))
+        #expect(nothing.standardError.contains("no file failed or was left unfinished by an earlier run to "))
         // Nothing was sent: no run is recorded, as for an empty folder.
         let afterNothing = try await ChildProcess.run(binary, ["history", "--journal", journal])
         #expect(afterNothing.standardOutput == beforeNothing.standardOutput)
@@ -178,7 +183,7 @@ struct ResumeTests {
         let nothingPlanned = try await ChildProcess.run(
             binary, base + ["--token", "right", "--retry-failed", "--dry-run"])
         #expect(nothingPlanned.status == 3)
-        #expect(nothingPlanned.standardError.contains("no file failed last time"))
+        #expect(nothingPlanned.standardError.contains("no file failed or was left unfinished by an earlier run to "))
 
         let everything = try await ChildProcess.run(binary, base + ["--token", "right", "--no-resume"])
         #expect(everything.status == 0)

@@ -46,12 +46,18 @@ struct TLSTrustTests {
         #expect(try sha256(ofFile: nginx.davRoot + path) == (try sha256(ofFile: folder.path + "/a.bin")))
     }
 
-    @Test("a server certificate from an unknown CA fails the file in one line naming 127.0.0.1, once, exit 1")
+    @Test(
+        "a server certificate from an unknown CA fails the first file in one line naming 127.0.0.1, once, and stops the batch"
+    )
     func untrustedFailsOnce() async throws {
         let certificates = try await TestCertificates.make()
         let nginx = try await NginxFixture.start(certificates)
         let folder = try TestFolder()
-        let run = try await upload(to: "https://127.0.0.1:\(nginx.tlsPort)/t/", ["--retries", "3"], folder: folder)
+        // The rest would meet the same certificate: cancelled, not each refused in its own handshake.
+        try folder.write("b.bin", size: 1_000, seed: 18)
+        try folder.write("c.bin", size: 1_000, seed: 19)
+        let run = try await upload(
+            to: "https://127.0.0.1:\(nginx.tlsPort)/t/", ["--retries", "3", "--concurrency", "1"], folder: folder)
         #expect(run.status == 1, "\(run.standardError)")
         #expect(run.failedLines.count == 1, "\(run.standardError)")
         let line = try #require(run.failedLines.first)
@@ -60,6 +66,8 @@ struct TLSTrustTests {
         let failed = try #require(run.events.first { $0["event"] as? String == "failed" })
         #expect(failed["attempt"] as? Int == 1)
         #expect(!run.standardError.contains("retrying"), "\(run.standardError)")
+        let summary = try #require(run.events.last)
+        #expect(summary["failed"] as? Int == 1 && summary["cancelled"] as? Int == 2, "\(summary)")
         // nginx's side: one handshake, refused by the client, and no request.
         #expect(nginx.failedHandshakes().count == 1, "\(nginx.failedHandshakes())")
         #expect(nginx.requests(port: nginx.tlsPort).isEmpty)

@@ -97,7 +97,7 @@ struct WireSnapshotTests {
     @Test("every command survives the wire; an unknown one reads as nothing")
     func commands() throws {
         let all: [UploadCommand] = [
-            .cancel(fileID: 3), .cancelAll, .stop, .retry(fileID: 1), .retryAllFailed, .togglePause(fileID: 2),
+            .cancel(fileID: 3), .cancelAll, .stop, .retry(fileID: 1), .retryUnfinished, .togglePause(fileID: 2),
             .setConcurrency(7), .tuneConcurrency(9), .setBandwidthLimit(2 << 20), .setBandwidthLimit(nil),
         ]
         for command in all {

@@ -34,14 +34,18 @@ struct UploadSessionStopTests {
         snapshot = await session.snapshot()
         #expect(snapshot.files.map(\.phase) == [.done, .failed, .cancelled, .cancelled])
         #expect(snapshot.isIdle)
-        // Once the stop is over, a retry takes the batch up again (the screen's r and R).
-        await session.handle(.retryAllFailed)
-        let again = try #require(await started.next())
-        #expect(again.request.files.map(\.id) == [1])
+        // Once the stop is over, R takes the batch up again: the failed file and the ones the stop cancelled.
+        await session.handle(.retryUnfinished)
         #expect(await session.snapshot().stopping == nil)
-        again.reply(.success(TransferResponse(status: 201)))
+        var retried: [Int] = []
+        for _ in 0..<3 {
+            let again = try #require(await started.next())
+            retried += again.request.files.map(\.id)
+            again.reply(.success(TransferResponse(status: 201)))
+        }
+        #expect(retried.sorted() == [1, 2, 3])
         await session.waitUntilIdle()
-        #expect(await session.snapshot().files.map(\.phase) == [.done, .done, .cancelled, .cancelled])
+        #expect(await session.snapshot().files.map(\.phase) == [.done, .done, .done, .done])
     }
 
     @Test("while a stop drains, retry commands start nothing")
@@ -126,5 +130,32 @@ struct UploadSessionStopTests {
         #expect(snapshot.progress.counts.skipped == 1)
         request.reply(.success(TransferResponse(status: 201)))
         await session.waitUntilIdle()
+    }
+
+    @Test("a batch stopped at a failure cancels the rest, each saying at which; R sends every file not done again")
+    func stoppedAtFailure() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(
+            items: items([10, 20, 30]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1, failFast: true), clock: ManualClock(), random: { 1 })
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        first.reply(.success(TransferResponse(status: 400, body: "bad")))
+        await session.waitUntilIdle()
+        let files = await session.snapshot().files
+        #expect(files.map(\.phase) == [.failed, .cancelled, .cancelled])
+        #expect(files.dropFirst().allSatisfy { $0.error?.cause == "the batch stopped at f0.jpg's failure" })
+
+        await session.handle(.retryUnfinished)
+        var retried: [Int] = []
+        for _ in 0..<3 {
+            let again = try #require(await started.next())
+            retried += again.request.files.map(\.id)
+            again.reply(.success(TransferResponse(status: 201)))
+        }
+        #expect(retried == [0, 1, 2])
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().files.allSatisfy { $0.phase == .done && $0.error == nil })
     }
 }

@@ -55,14 +55,14 @@ struct KeyMapTests {
         #expect(script.commands.isEmpty)
     }
 
-    @Test("r retries the selected failed file; with nothing retryable selected it retries all failed")
+    @Test("r retries the selected failed file; with nothing retryable selected it retries every file not done")
     func retry() {
         var script = Script(selected: 5)
         script.play(keys("r"), Fixtures.uploading)
         #expect(script.commands == [.retry(fileID: 5)])
         script = Script(selected: 2)
         script.play(keys("r"), Fixtures.uploading)
-        #expect(script.commands == [.retryAllFailed])
+        #expect(script.commands == [.retryUnfinished])
         script = Script(selected: 7)
         script.play(keys("r"), Fixtures.fail)
         #expect(script.commands == [.retry(fileID: 7)])
@@ -70,7 +70,12 @@ struct KeyMapTests {
         script.play(keys("rR"), Fixtures.done)
         #expect(script.commands.isEmpty)
         script.play(keys("R"), Fixtures.fail)
-        #expect(script.commands == [.retryAllFailed])
+        #expect(script.commands == [.retryUnfinished])
+        // A batch stopped with none failed: its cancelled files are what R sends again.
+        let stopped = Fixtures.snapshot([Fixtures.file(0, "a.jpg", size: 10, sent: 0, phase: .cancelled, attempt: 1)])
+        script = Script()
+        script.play(keys("R"), stopped)
+        #expect(script.commands == [.retryUnfinished])
     }
 
     @Test("c cancels the selected unfinished file; C asks and cancels all only on y")

@@ -46,14 +46,13 @@ struct ScreenRendererTests {
         #expect(texts["uploading"]!.contains("Uploading images"))
         #expect(texts["modeling"]!.contains("Server is processing"))
         #expect(texts["done"]!.contains("✔ Upload complete"))
-        #expect(texts["fail"]!.contains("Upload failed — press R to retry every failed file"))
+        #expect(texts["fail"]!.contains("Upload failed — press R to retry the files not done"))
         #expect(!texts["done"]!.contains("Quitting now"))
-        // Stopped with nothing failed: nothing for R to retry, and nothing complete.
+        // Stopped with nothing failed: R sends the cancelled files again, and nothing is complete.
         let cancelled = Fixtures.snapshot(
             [Fixtures.file(0, "a.jpg", size: 10, sent: 0, phase: .cancelled, attempt: 1)])
         let stopped = Fixtures.render(cancelled, size: size).text
-        #expect(stopped.contains("Upload stopped"))
-        #expect(!stopped.contains("press R"))
+        #expect(stopped.contains("Upload stopped — press R to retry the files not done"))
         #expect(!stopped.contains("100%"))
     }
 
@@ -182,7 +181,7 @@ struct ScreenRendererTests {
     func overlays() {
         let size = TerminalSize(cols: 80, rows: 24)
         let help = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, pane: .help))
-        #expect(help.text.contains("retry all failed files"))
+        #expect(help.text.contains("retry every failed or cancelled file"))
         let quit = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, prompt: .quit))
         #expect(quit.text.contains("Uploads are still running. Quit? (y/n)"))
         let cancel = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, prompt: .cancelAll))

@@ -37,10 +37,11 @@ public final class JournalQueries: Sendable {
         }
     }
 
-    /// The files whose last outcome at `destination` was a failure.
-    public func failedFiles(destination: String) throws(JournalError) -> [String] {
+    /// The files whose last outcome at `destination` was not done: failed, cancelled (a stop, or a batch stopped by
+    /// a refusal that would meet every file) or cut off by a kill.
+    public func unfinishedFiles(destination: String) throws(JournalError) -> [String] {
         do {
-            return try SQLiteJournal.failedFiles(destination: destination, in: queue)
+            return try SQLiteJournal.unfinishedFiles(destination: destination, in: queue)
         } catch {
             throw JournalError.from(error, path: path)
         }

@@ -237,13 +237,13 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
 
     // MARK: - Queries
 
-    static func failedFiles(destination: String, in queue: DatabaseQueue) throws -> [String] {
+    static func unfinishedFiles(destination: String, in queue: DatabaseQueue) throws -> [String] {
         try queue.read { db in
             try String.fetchAll(
                 db,
                 sql: """
                     SELECT DISTINCT files.path FROM files JOIN runs ON runs.id = files.run_id
-                    WHERE files.phase = 'failed' AND runs.destination = ?
+                    WHERE files.phase IN ('failed', 'cancelled', 'started') AND runs.destination = ?
                     ORDER BY files.path
                     """,
                 arguments: [destination])

@@ -40,9 +40,10 @@ public struct MultipartPlanner: RequestPlanner {
             body: .multipart(fields: fields, fileField: fileField, files: items))
     }
 
-    /// Every file goes to the one URL: an answer that the URL itself is wrong (404, 405, 410) would meet them all.
+    /// Every file goes to the one URL with the same credentials: an answer that the URL itself is wrong (404, 405,
+    /// 410), a 401 once any token refresh is spent, or a certificate refused would meet them all.
     public func failsEveryFile(_ error: UploadError) -> Bool {
-        [404, 405, 410].contains(error.httpStatus)
+        error.code == .tlsFailed || [401, 404, 405, 410].contains(error.httpStatus)
     }
 
     public func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {

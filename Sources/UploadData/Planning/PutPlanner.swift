@@ -42,6 +42,12 @@ public struct PutPlanner: RequestPlanner {
         ResponseResults.split(response, count: items.count, fallbackLocation: { items[$0].relativePath })
     }
 
+    /// Every file goes to the one host with the same credentials: a 401 once any token refresh is spent, or a
+    /// certificate refused, would meet them all. A 404 or 409 may be one subfolder's, so those stay the file's.
+    public func failsEveryFile(_ error: UploadError) -> Bool {
+        error.code == .tlsFailed || error.httpStatus == 401
+    }
+
     public func curlCommand(for item: UploadItem) -> String {
         var args = ["curl", "--fail-with-body", "-T", ShellQuote.quote(item.path)]
         args += ShellQuote.headerArguments(requestHeaders(item), hasToken: token != nil, contentType: item.contentType)

@@ -54,6 +54,16 @@ public final class PresignPlanner: RequestPlanner {
 
     public func destination(of item: UploadItem) -> String { destination }
 
+    /// A ticket request's failure is said as such: the cause starts so.
+    private static let ticketRequest = "presign request to "
+
+    /// Every ticket is asked of the one endpoint with the same credentials: its refusal (401 once any token refresh
+    /// is spent, 404, 405, 410, a certificate) would meet every file. A PUT's failure is its own URL's.
+    public func failsEveryFile(_ error: UploadError) -> Bool {
+        guard error.cause?.hasPrefix(Self.ticketRequest) == true else { return false }
+        return error.code == .tlsFailed || [401, 404, 405, 410].contains(error.httpStatus)
+    }
+
     /// The media type picks where the API stores a file: a rerun with another one sends the files again.
     public func journalDestination(of item: UploadItem) -> String {
         mediaType.map { destination + " (mediaType \($0))" } ?? destination
@@ -184,14 +194,14 @@ public final class PresignPlanner: RequestPlanner {
         } catch var error as UploadError {
             // Said as the presign request's, not the file's own upload's.
             if error.code != .cancelled {
-                error.cause = "presign request to \(Redactor.url(endpoint)): " + (error.cause ?? error.summary)
+                error.cause = Self.ticketRequest + "\(Redactor.url(endpoint)): " + (error.cause ?? error.summary)
             }
             throw error
         } catch {
             throw UploadError(.cancelled)
         }
         if var error = response.error(file: nil) {
-            error.cause = "presign request to \(Redactor.url(endpoint)) failed"
+            error.cause = Self.ticketRequest + "\(Redactor.url(endpoint)) failed"
             throw error
         }
         let tickets = try PresignTicket.parse(response, expected: group.count)

@@ -152,6 +152,8 @@ public struct S3Planner: RequestPlanner {
     ]
 
     public func failsEveryFile(_ error: UploadError) -> Bool {
+        // One endpoint for every object: a certificate refused there is refused for all.
+        if error.code == .tlsFailed { return true }
         guard let excerpt = error.bodyExcerpt else { return false }
         return Self.batchWideCodes.contains { excerpt.hasPrefix($0 + ":") || excerpt == $0 }
     }

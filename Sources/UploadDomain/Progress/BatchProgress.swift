@@ -58,6 +58,8 @@ public struct PhaseCounts: Sendable, Equatable {
     public var total: Int { queued + preparing + active + done + failed + cancelled + skipped }
     /// Files that still have work ahead.
     public var pending: Int { queued + preparing + active }
+    /// Files that ended without reaching the server, failed or cancelled: what `R` sends again.
+    public var unfinished: Int { failed + cancelled }
 }
 
 /// The batch as a whole: bytes, files, rate and time left.

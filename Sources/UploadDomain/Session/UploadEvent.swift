@@ -26,7 +26,8 @@ public enum UploadCommand: Sendable, Equatable {
     /// Start nothing more and let the transfers in flight finish within the grace period (the first Ctrl-C).
     case stop
     case retry(fileID: Int)
-    case retryAllFailed
+    /// Every file that did not finish, failed or cancelled, goes back in line (`R`).
+    case retryUnfinished
     case togglePause(fileID: Int)
     /// The user's width: it also ends `--concurrency auto`.
     case setConcurrency(Int)

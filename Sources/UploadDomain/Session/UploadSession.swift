@@ -243,7 +243,7 @@ public actor UploadSession {
             stopping = false
             resumeWaitersIfIdle()
         case .stop: stop()
-        case .retry, .retryAllFailed:
+        case .retry, .retryUnfinished:
             // While a stop drains nothing starts; once it is over, a retry takes the batch up again.
             guard !draining || isIdle else { return }
             draining = false
@@ -251,7 +251,7 @@ public actor UploadSession {
             if case .retry(let id) = command {
                 retry(id)
             } else {
-                for id in files.indices where files[id].machine.phase == .failed { retry(id) }
+                for id in files.indices where [.failed, .cancelled].contains(files[id].machine.phase) { retry(id) }
             }
         case .togglePause(let id): togglePause(id)
         case .setConcurrency(let n), .tuneConcurrency(let n):
@@ -531,7 +531,7 @@ public actor UploadSession {
                 }
             }
             // The rest would meet the same server: stop at the first file it cannot report on.
-            if unverifiable, !stopping { handle(.cancelAll) }
+            if unverifiable, !stopping { stopBatch(after: ids.first { files[$0].machine.phase == .failed } ?? ids[0]) }
         case .success(let response):
             for id in ids {
                 let error =
@@ -545,7 +545,10 @@ public actor UploadSession {
             let culprit = ids.count > 1 && error.concernsFileAlone ? ids.first { files[$0].names(error.file) } : nil
             for id in ids {
                 if cancelled {
-                    files[id].error = error.forFile(files[id].item.relativePath)
+                    // A stop of the batch has said why already.
+                    if files[id].error?.code != .cancelled {
+                        files[id].error = error.forFile(files[id].item.relativePath)
+                    }
                     if request.probe.keptForNextRun {
                         files[id].error?.cause = "its multipart upload is kept for the next run to continue"
                     }
@@ -583,7 +586,10 @@ public actor UploadSession {
                 apply(files[id].machine.failed(retryAfter: .zero), to: id)
                 return
             }
-            let cause = "still refused after \(files[id].refreshes) token refreshes"
+            // Added to the cause, which may say whose refusal it was (a ticket request's).
+            let cause =
+                (files[id].error?.cause.map { $0 + "; " } ?? "")
+                + "still refused after \(files[id].refreshes) token refreshes"
             files[id].error?.cause = cause
         }
         let delay: Duration?
@@ -600,7 +606,7 @@ public actor UploadSession {
         if !final, let delay, error.retryAfter != nil || error.code == .connectionFailed { hold(for: delay) }
         apply(files[id].machine.failed(retryAfter: final ? nil : delay), to: id)
         // A server gone for the outage's patience: the rest would wait as long.
-        if outlasted, !stopping { handle(.cancelAll) }
+        if outlasted, !stopping { stopBatch(after: id) }
     }
 
     private func apply(_ action: UploadJob.StateMachine.Action, to id: Int) {
@@ -619,8 +625,8 @@ public actor UploadSession {
             case .failed:
                 emit(.failed, id)
                 discardPrepared(id)
-                let everyFile = files[id].error.map(planner.failsEveryFile) ?? false
-                if configuration.failFast || (everyFile && !stopping) { handle(.cancelAll) }
+                let everyFile = files[id].error.map(failsEveryFile) ?? false
+                if configuration.failFast || (everyFile && !stopping) { stopBatch(after: id) }
             case .cancelled:
                 emit(.cancelled, id)
                 discardPrepared(id)
@@ -651,6 +657,23 @@ public actor UploadSession {
             queue.append(id)
             pump()
         }
+    }
+
+    /// Cancels every file not done after `id` failed, each saying so: `R` or `--retry-failed` sends them once the
+    /// cause is mended.
+    private func stopBatch(after id: Int) {
+        let cause = "the batch stopped at \(files[id].item.relativePath)'s failure"
+        for other in files.indices where !files[other].machine.phase.isFinal {
+            files[other].error = UploadError(.cancelled, file: files[other].item.relativePath, cause: cause)
+        }
+        handle(.cancelAll)
+    }
+
+    /// A refusal no file of the batch would escape: the batch stops at the first, and the files it cancels are what
+    /// `R` and `--retry-failed` send again once the cause is mended.
+    private func failsEveryFile(_ error: UploadError) -> Bool {
+        // A proxy's refusal of its credentials meets every request, whatever the destination.
+        error.httpStatus == 407 || planner.failsEveryFile(error)
     }
 
     /// A request is sending: one that probed an outage has found the server again, so the rest need not wait for

@@ -185,10 +185,10 @@ public enum KeyMap {
             if let file = selected, file.phase == .failed || file.phase == .cancelled {
                 return Update(state: state, commands: [.retry(fileID: file.id)])
             }
-            // With nothing retryable selected, r means every failed file, as R does.
-            if snapshot.progress.counts.failed > 0 { return Update(state: state, commands: [.retryAllFailed]) }
+            // With nothing retryable selected, r means every file not done, as R does.
+            if snapshot.progress.counts.unfinished > 0 { return Update(state: state, commands: [.retryUnfinished]) }
         case .character("R"):
-            if snapshot.progress.counts.failed > 0 { return Update(state: state, commands: [.retryAllFailed]) }
+            if snapshot.progress.counts.unfinished > 0 { return Update(state: state, commands: [.retryUnfinished]) }
         case .character("c"):
             if let file = selected, !file.phase.isFinal {
                 return Update(state: state, commands: [.cancel(fileID: file.id)])

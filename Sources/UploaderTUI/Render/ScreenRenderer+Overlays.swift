@@ -127,7 +127,7 @@ extension ScreenRenderer {
             ("Enter", "details of the selected file"),
             ("Esc", "close a pane"),
             ("r", "retry the selected failed or cancelled file"),
-            ("R", "retry all failed files"),
+            ("R", "retry every failed or cancelled file"),
             ("c", "cancel the selected file"),
             ("C", "cancel all (asks y/n)"),
             ("p", "pause or resume the selected file"),

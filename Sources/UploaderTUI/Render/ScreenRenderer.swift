@@ -267,9 +267,10 @@ public struct ScreenRenderer: Sendable {
                 subtitle: "\(uploaded) uploaded\(verified) in \(Formatting.duration(snapshot.elapsed))\(skipped)",
                 detail: "Press q to exit")
         case .fail(let failed, let cancelled):
-            // Only failures are what R sends again; a batch stopped with none failed says so.
+            // R sends again the failed and the cancelled files; a batch stopped with none failed says so.
             let title =
-                failed > 0 ? "Upload failed " + glyphs.dash + " press R to retry every failed file" : "Upload stopped"
+                (failed > 0 ? "Upload failed " : "Upload stopped ") + glyphs.dash
+                + " press R to retry the files not done"
             return ToastText(
                 icon: glyphs.cross, title: title,
                 subtitle: "\(failed) failed " + glyphs.dot + " \(cancelled) cancelled " + glyphs.dot

@@ -291,14 +291,17 @@ struct SQLiteJournalTests {
         }
     }
 
-    @Test("failedFiles lists the files whose latest outcome for this destination failed")
-    func failedFiles() throws {
+    @Test("unfinishedFiles lists the files whose latest outcome for this destination was not done")
+    func unfinishedFiles() throws {
         try withJournalFolder { folder in
             let path = folder + "/journal.sqlite"
             let first = try SQLiteJournal.open(path: path, destination: destination, arguments: "")
             first.record(doneEntry(journalItem(0), to: destination))
             first.record(failedEntry(journalItem(1), to: destination))
             first.record(failedEntry(journalItem(2), to: destination))
+            // Cancelled by a stop, and cut off by a kill before it ended.
+            first.record(JournalEntry(item: journalItem(4), destination: destination, attempt: 1, outcome: .cancelled))
+            first.record(JournalEntry(item: journalItem(5), destination: destination, attempt: 1, outcome: .started))
             first.close(counts: PhaseCounts())
             let elsewhere = try SQLiteJournal.open(path: path, destination: "https://other.test/", arguments: "")
             elsewhere.record(failedEntry(journalItem(3), to: "https://other.test/"))
@@ -306,12 +309,17 @@ struct SQLiteJournalTests {
 
             // Read before the retry's run begins, as `--retry-failed` reads them.
             let prepared = try SQLiteJournal.prepare(path: path)
-            #expect(try prepared.queries.failedFiles(destination: destination) == ["/photos/1.jpg", "/photos/2.jpg"])
+            #expect(
+                try prepared.queries.unfinishedFiles(destination: destination) == [
+                    "/photos/1.jpg", "/photos/2.jpg", "/photos/4.jpg", "/photos/5.jpg",
+                ])
             let retry = try prepared.begin(destination: destination, arguments: "")
             retry.record(doneEntry(journalItem(2), to: destination))
+            retry.record(doneEntry(journalItem(4), to: destination))
+            retry.record(doneEntry(journalItem(5), to: destination))
             retry.close(counts: PhaseCounts())
             let again = try SQLiteJournal.prepare(path: path)
-            #expect(try again.queries.failedFiles(destination: destination) == ["/photos/1.jpg"])
+            #expect(try again.queries.unfinishedFiles(destination: destination) == ["/photos/1.jpg"])
             again.release()
         }
     }
