@@ -39,7 +39,7 @@ public enum IdempotencyKey {
             // The name it is sent under, which a form's server stores it by: only when it is more than the file's
             // own name (a file in a subfolder), so the keys of a folder's files are those of earlier versions.
             let name = origin == nil ? item.relativePath : nil
-            if let name, name != (item.path as NSString).lastPathComponent {
+            if let name, !name.utf8.elementsEqual(lastComponent(of: item.path)) {
                 text += "\0name\0".utf8
                 text += name.utf8
             }
@@ -51,6 +51,13 @@ public enum IdempotencyKey {
             URIEncoding.hex(UnsafeRawBufferPointer(rebasing: $0[..<16]))
         }
         return "\"ut1-" + digest + "\""
+    }
+
+    /// The bytes after the path's last slash: bridging to `NSString` for its `lastPathComponent` cost more than the
+    /// rest of the key.
+    private static func lastComponent(of path: String) -> Substring.UTF8View {
+        let utf8 = path.utf8
+        return path[...].utf8[(utf8.lastIndex(of: UInt8(ascii: "/")).map(utf8.index(after:)) ?? utf8.startIndex)...]
     }
 
     /// The part of a form's key that is not its files: the file field and the other fields, in order. Empty for

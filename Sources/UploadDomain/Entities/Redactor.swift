@@ -16,8 +16,7 @@ public enum Redactor {
 
     /// The URL with user info and secret query values replaced by `REDACTED`.
     public static func url(_ url: String) -> String {
-        // Most URLs have neither user info nor a query: one pass over the bytes, and the string comes back as is.
-        guard url.utf8.contains(where: { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") }) else { return url }
+        guard mayHoldSecrets(url) else { return url }
         var text = url
         if let authorityStart = authorityStart(of: text) {
             let authorityEnd = text[authorityStart...].firstIndex(where: { "/?#".contains($0) }) ?? text.endIndex
@@ -38,6 +37,7 @@ public enum Redactor {
     /// The secrets `url` holds, as they appear in it and percent-decoded: its user info's password and the values
     /// of its secret query parameters (what `url(_:)` redacts).
     public static func secrets(in url: String) -> [String] {
+        guard mayHoldSecrets(url) else { return [] }
         var found: [String] = []
         if let userInfo = userInfo(of: url) {
             // libcurl sends it as `Authorization: Basic base64(user:password)`, which a server may repeat.
@@ -46,7 +46,8 @@ public enum Redactor {
                 userInfo.firstIndex(of: ":").map { String(userInfo[userInfo.index(after: $0)...]) } ?? userInfo
             found += [password, percentDecoded(password, plusIsSpace: false)]
         }
-        if let question = url.firstIndex(of: "?") {
+        // Scanned as bytes: a URL's delimiters are ASCII, and every request's response is checked.
+        if let question = url.utf8.firstIndex(of: UInt8(ascii: "?")) {
             let query = url[url.index(after: question)...].prefix { $0 != "#" }
             for pair in query.split(separator: "&") {
                 guard let eq = pair.firstIndex(of: "="), isSecretParameter(pair[..<eq]) else { continue }
@@ -59,9 +60,13 @@ public enum Redactor {
 
     /// The user info of `url` (`user:password` of `http://user:password@host/`) as written, if it has one.
     public static func userInfo(of url: String) -> String? {
-        guard let authorityStart = authorityStart(of: url) else { return nil }
-        let authority = url[authorityStart...].prefix { !"/?#".contains($0) }
-        return authority.lastIndex(of: "@").map { String(authority[..<$0]) }
+        guard let start = authorityStart(of: url) else { return nil }
+        let utf8 = url.utf8
+        let end =
+            utf8[start...].firstIndex {
+                $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            } ?? utf8.endIndex
+        return utf8[start..<end].lastIndex(of: UInt8(ascii: "@")).map { String(url[start..<$0]) }
     }
 
     /// Standard base64 with padding.
@@ -98,14 +103,18 @@ public enum Redactor {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Most URLs have neither user info nor a query: one pass over the bytes tells, for every request.
+    private static func mayHoldSecrets(_ url: String) -> Bool {
+        url.utf8.contains { $0 == UInt8(ascii: "@") || $0 == UInt8(ascii: "?") }
+    }
+
+    /// Where the authority begins: after the first `:`, when `//` follows it.
     private static func authorityStart(of text: String) -> String.Index? {
-        let chars = Array(text.utf8)
-        guard chars.count >= 3 else { return nil }
-        for i in 0..<(chars.count - 2) where chars[i] == UInt8(ascii: ":") {
-            guard chars[i + 1] == UInt8(ascii: "/"), chars[i + 2] == UInt8(ascii: "/") else { return nil }
-            return text.utf8.index(text.utf8.startIndex, offsetBy: i + 3)
-        }
-        return nil
+        let utf8 = text.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        let rest = utf8[utf8.index(after: colon)...]
+        guard rest.starts(with: "//".utf8) else { return nil }
+        return utf8.index(colon, offsetBy: 3)
     }
 
     /// True for header names whose values are credentials.
