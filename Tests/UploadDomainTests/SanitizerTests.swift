@@ -76,4 +76,12 @@ struct SanitizerTests {
         #expect(HTTPHeader(name: "X-Caf\u{E9}", value: "x") == nil)
         #expect(HTTPHeader(name: "!#$%&'*+-.^_`|~09azAZ", value: "caf\u{E9} \u{1F436}")?.value == "caf\u{E9} \u{1F436}")
     }
+
+    @Test("header names compare without case for letters only")
+    func headerNames() {
+        #expect(HTTPHeader.sameName("Content-Type", "content-TYPE"))
+        #expect(!HTTPHeader.sameName("Content-Type", "Content-Typ"))
+        // Folding by a bit would take `^` for `~` and `@` for a backquote.
+        #expect(!HTTPHeader.sameName("a^b", "a~b") && !HTTPHeader.sameName("@", "`"))
+    }
 }

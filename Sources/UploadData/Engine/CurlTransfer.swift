@@ -150,12 +150,12 @@ final class CurlTransfer: @unchecked Sendable {
     /// `Content-Type`: its boundary is what the parts are cut by.
     static func merged(own: [String], user: [HTTPHeader], multipart: Bool) -> [String] {
         guard !user.isEmpty else { return own }
-        let named = Set(user.map { $0.name.lowercased() })
-        let userLines = user.filter { !(multipart && $0.name.lowercased() == "content-type") }
+        let userLines = user.filter { !(multipart && HTTPHeader.sameName($0.name[...], "content-type")) }
             .map { "\($0.name): \($0.value)" }
         let ownLines = own.filter { line in
-            let name = line.prefix { $0 != ":" }.lowercased()
-            return !named.contains(name) || (multipart && name == "content-type")
+            let name = line[..<(line.utf8.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex)]
+            return (multipart && HTTPHeader.sameName(name, "content-type"))
+                || !user.contains { HTTPHeader.sameName(name, $0.name) }
         }
         return userLines + ownLines
     }

@@ -95,6 +95,16 @@ public struct HTTPHeader: Sendable, Equatable {
         self.value = value
     }
 
+    /// Whether two header names are the same, ASCII letters compared without case; on bytes, as every request
+    /// merges its headers.
+    public static func sameName(_ a: Substring, _ b: String) -> Bool {
+        a.utf8.elementsEqual(b.utf8) { folded($0) == folded($1) }
+    }
+
+    private static func folded(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+
     /// RFC 9110's `tchar`.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
