@@ -66,6 +66,15 @@ enum ReadBack {
         case verdict(Verification)
     }
 
+    /// `item`'s MD5 compared with an MD5 ETag the server gave for it.
+    static func compare(_ item: UploadItem, md5ETag etag: String) -> Verification {
+        do throws(UploadError) {
+            return .compare(kind: "md5", sent: try FileDigest.of(item).md5Hex, stored: etag, file: item.relativePath)
+        } catch {
+            return .failed(error)
+        }
+    }
+
     /// True for 32 lowercase or uppercase hex digits: a single-part MD5 ETag.
     static func isMD5(_ etag: String) -> Bool {
         etag.utf8.count == 32 && etag.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0 | 0x20) }
