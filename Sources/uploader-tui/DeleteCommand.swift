@@ -34,9 +34,26 @@ struct DeleteCommand: ParsableCommand {
     @OptionGroup(title: "TLS and proxies")
     var tls: TLSOptions
 
-    /// Deletes each key in turn, one line per key; exit 1 when any was refused or missing.
+    @Option(
+        help: ArgumentHelp(
+            "The journal that forgets the deleted files were uploaded, so a rerun sends them again (default "
+                + "$XDG_STATE_HOME/uploader-tui/journal.sqlite).", valueName: "path"),
+        completion: .file())
+    var journal: String?
+
+    /// Where a deleted key was stored, as the journal names it.
+    private struct Place {
+        var destination: String
+        var locations: [String]
+    }
+
+    /// Deletes each key in turn, one line per key, then has the journal forget them; exit 1 when any was refused or
+    /// missing, or the journal could not forget them.
     func execute() async throws -> ExitStatus {
         guard !keys.isEmpty else { throw UsageError(description: "delete: name at least one key") }
+        // An empty key names the prefix itself (a folder's marker object on S3).
+        guard !keys.contains("") else { throw UsageError(description: "delete: a key cannot be empty") }
+        let journalPath = try JournalPath.resolve(journal, environment: ProcessInfo.processInfo.environment)
         let requests = try keys.map { key in (key, try request(for: key)) }
         var options = CurlEngine.Options(insecure: insecure)
         try tls.apply(to: &options, environment: ProcessInfo.processInfo.environment)
@@ -45,6 +62,7 @@ struct DeleteCommand: ParsableCommand {
         let engine = CurlEngine(options: options)
         defer { engine.shutdown() }
         var failed = 0
+        var deleted: [Place] = []
         for (key, request) in requests {
             let name = Sanitizer.displayName(key)
             do {
@@ -55,6 +73,7 @@ struct DeleteCommand: ParsableCommand {
                     FileHandle.standardError.write(Data("failed    \(error)\n".utf8))
                 } else {
                     FileHandle.standardError.write(Data("deleted   \(name)\n".utf8))
+                    deleted.append(try place(of: key))
                 }
             } catch {
                 failed += 1
@@ -62,7 +81,45 @@ struct DeleteCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("failed    \(reason)\n".utf8))
             }
         }
+        if !deleted.isEmpty, !forget(deleted, journal: journalPath) { failed += 1 }
         return failed == 0 ? .success : .someFailed
+    }
+
+    /// Has the journal forget the deleted files' done records: a rerun would skip them. A journal that cannot is
+    /// said, and counts as a failure.
+    private func forget(_ places: [Place], journal path: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: path) else { return true }
+        do {
+            let prepared = try SQLiteJournal.prepare(path: path)
+            defer { prepared.release() }
+            let forgotten = try prepared.forgetDone(
+                destinations: places.map(\.destination), locations: places.flatMap(\.locations))
+            if forgotten > 0 {
+                let records = forgotten == 1 ? "1 done record" : "\(forgotten) done records"
+                FileHandle.standardError.write(
+                    Data("journal   forgot \(records): a rerun sends those files again\n".utf8))
+            }
+            return true
+        } catch {
+            let warning =
+                "uploader-tui: warning: \(error.description); a rerun skips the deleted files (--no-resume "
+                + "sends them)\n"
+            FileHandle.standardError.write(Data(warning.utf8))
+            return false
+        }
+    }
+
+    /// Where `key` was stored, as an upload's journal names it: the planner's destination of a file sent there
+    /// under that name, or the location an answer gave (the key itself, or its URL).
+    private func place(of key: String) throws -> Place {
+        let item = UploadItem(id: 0, path: "", relativePath: key, size: 0, modified: 0, contentType: "")
+        if from.lowercased().hasPrefix("s3://") {
+            let planner = try s3.planner(for: from, multipartThreshold: .max, partSize: 5 << 20, partConcurrency: 1)
+            return Place(destination: planner.journalDestination(of: item), locations: [])
+        }
+        let planner = PutPlanner(
+            baseURL: try UploadCommand.validate(url: from, option: "--from"), headers: [], token: nil)
+        return Place(destination: planner.journalDestination(of: item), locations: [key, planner.url(for: item)])
     }
 
     private func request(for key: String) throws -> TransferRequest {

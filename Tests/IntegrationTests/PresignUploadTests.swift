@@ -84,10 +84,16 @@ struct PresignUploadTests {
 
         let first = try #require(entries.first?["location"] as? String)
         let deleted = try await ChildProcess.run(
-            binary, ["delete", "--from", server.url("/objects/"), first, "media/none/x.jpg"],
+            binary,
+            [
+                "delete", "--from", server.url("/objects/"), first, "media/none/x.jpg", "--journal",
+                folder.path + ".journal",
+            ],
             environment: ["UPLOADER_TOKEN": secret])
         #expect(deleted.status == 1, "one key deleted, one missing")
         #expect(deleted.standardError.contains("deleted   \(first)"))
+        // Found by the location its answer gave: a rerun sends that file again.
+        #expect(deleted.standardError.contains("journal   forgot 1 done record: a rerun sends those files again"))
         #expect(deleted.standardError.contains("failed    media/none/x.jpg: HTTP 404 not found"))
         #expect(!FileManager.default.fileExists(atPath: server.stored("objects/" + first)))
         await server.stop()

@@ -13,9 +13,9 @@ struct S3UploadTests {
         _ = try await moto.tool("mb", "pets")
         let folder = try TestFolder("s3small")
         for i in 0..<20 { try folder.write("p\(i).jpg", size: 5_000 + i * 333, seed: UInt64(i), prefix: Magic.jpeg) }
-        let outcome = try await ChildProcess.run(
-            binary, [folder.path, "--to", "s3://pets/run1/", "--endpoint-url", moto.endpoint, "--json"],
-            environment: MotoFixture.environment)
+        let journal = ["--journal", folder.path + ".journal"]
+        let upload = [folder.path, "--to", "s3://pets/run1/", "--endpoint-url", moto.endpoint, "--json"] + journal
+        let outcome = try await ChildProcess.run(binary, upload, environment: MotoFixture.environment)
         #expect(outcome.status == 0, "\(outcome.standardError)")
         let keys = try await moto.tool("keys", "pets")
         #expect(keys == "[" + (0..<20).map { "\"run1/p\($0).jpg\"" }.sorted().joined(separator: ", ") + "]")
@@ -28,12 +28,24 @@ struct S3UploadTests {
 
         // Seed 002: replace = delete, then upload. `delete` takes keys relative to the prefix.
         let deleted = try await ChildProcess.run(
-            binary, ["delete", "--from", "s3://pets/run1/", "--endpoint-url", moto.endpoint, "p3.jpg", "p4.jpg"],
+            binary,
+            ["delete", "--from", "s3://pets/run1/", "--endpoint-url", moto.endpoint, "p3.jpg", "p4.jpg"] + journal,
             environment: MotoFixture.environment)
         #expect(deleted.status == 0, "\(deleted.standardError)")
         #expect(deleted.standardError.contains("deleted   p3.jpg"))
+        #expect(deleted.standardError.contains("journal   forgot 2 done records: a rerun sends those files again"))
         let left = try await moto.tool("keys", "pets")
         #expect(!left.contains("run1/p3.jpg") && !left.contains("run1/p4.jpg") && left.contains("run1/p5.jpg"))
+        // The journal no longer says they are there: a rerun puts them back, and only them.
+        let rerun = try await ChildProcess.run(binary, upload, environment: MotoFixture.environment)
+        let summary = try #require(try ndjson(rerun.standardOutput).last)
+        #expect(summary["done"] as? Int == 2 && summary["skipped"] as? Int == 18, "\(summary)")
+        #expect(try await moto.tool("keys", "pets").contains("run1/p3.jpg"))
+
+        let empty = try await ChildProcess.run(
+            binary, ["delete", "--from", "s3://pets/run1/", "--endpoint-url", moto.endpoint, ""],
+            environment: MotoFixture.environment)
+        #expect(empty.status == 2 && empty.standardError.contains("delete: a key cannot be empty"))
     }
 
     @Test("a 200 MiB file goes as a multipart upload and reads back byte for byte", .timeLimit(.minutes(5)))

@@ -377,6 +377,35 @@ public final class PreparedJournal: Sendable {
     /// What the journal says, read without beginning a run (`--retry-failed`, `--dry-run`).
     public var queries: JournalQueries { JournalQueries(path: path, queue: queue) }
 
+    /// Forgets the done records of files stored at `destinations` (as a planner names them, under any image options)
+    /// or answered with one of `locations`: `delete` removed them there, so a rerun sends them again.
+    /// - Returns: How many records it forgot.
+    public func forgetDone(destinations: [String], locations: [String]) throws(JournalError) -> Int {
+        do {
+            return try queue.write { db in
+                var forgotten = 0
+                for destination in destinations {
+                    // A run with image options keys its files `destination [tag]`.
+                    try db.execute(
+                        sql: """
+                            DELETE FROM files WHERE phase = 'done'
+                            AND (destination = ?1 OR substr(destination, 1, length(?1) + 2) = ?1 || ' [')
+                            """,
+                        arguments: [destination])
+                    forgotten += db.changesCount
+                }
+                for location in locations {
+                    try db.execute(
+                        sql: "DELETE FROM files WHERE phase = 'done' AND location = ?", arguments: [location])
+                    forgotten += db.changesCount
+                }
+                return forgotten
+            }
+        } catch {
+            throw JournalError.from(error, path: path)
+        }
+    }
+
     /// Closes the file without a run (the scan that went with it failed) and releases the lock. A journal this
     /// call's `prepare` created is removed again, so a failed command leaves none behind (the lock file stays,
     /// as it always does).
