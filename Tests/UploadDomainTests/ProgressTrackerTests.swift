@@ -29,6 +29,27 @@ struct ProgressTrackerTests {
         #expect(now.eta == .zero)
     }
 
+    @Test("a transfer that stalls for the whole window shows no time left, not hours that grow each second")
+    func stall() {
+        var tracker = ProgressTracker()
+        var files = PhaseCounts()
+        files.uploading = 1
+        var last: (rate: Double, eta: Duration?, range: EtaRange?) = (0, nil, nil)
+        for tenth in 0...40 {
+            last = tracker.sample(
+                at: .milliseconds(tenth * 100), bytesSent: Int64(tenth) * 100_000, remaining: 100_000_000, files: files)
+        }
+        #expect(last.eta != nil && last.range != nil)
+        for tenth in 41...100 {
+            last = tracker.sample(
+                at: .milliseconds(tenth * 100), bytesSent: 4_000_000, remaining: 96_000_000, files: files)
+        }
+        #expect(last.rate == 0)
+        #expect(last.eta == nil && last.range == nil, "\(String(describing: last.eta))")
+        last = tracker.sample(at: .milliseconds(10_100), bytesSent: 4_100_000, remaining: 95_900_000, files: files)
+        #expect(last.eta != nil, "bytes move again: a time left again")
+    }
+
     @Test("a server that takes 20 s per file: the time left counts the waves of files still to send, each waiting")
     func serverProcessing() {
         var tracker = ProgressTracker()

@@ -29,7 +29,8 @@ public struct ProgressTracker: Sendable {
         // An exponential average keeps the ETA steady when one big file is left and rates jitter.
         smoothedRate = smoothedRate == 0 ? rate : smoothedRate * 0.8 + rate * 0.2
         guard remaining > 0 else { return (rate, .zero) }
-        guard smoothedRate > 1 else { return (rate, nil) }
+        // Nothing moved for the whole window: the decaying average would promise hours, then years.
+        guard rate > 0, smoothedRate > 1 else { return (rate, nil) }
         return (rate, .milliseconds(Int64(Double(remaining) / smoothedRate * 1000)))
     }
 
@@ -46,6 +47,7 @@ public struct ProgressTracker: Sendable {
         var range = estimator.sample(
             at: time, bytesSent: bytesSent, filesFinished: files.done + files.failed, remainingBytes: remaining,
             remainingFiles: files.pending)
+        if eta == nil { range = nil }
         var floors: [Duration] = []
         if let cap, cap > 0 {
             floors.append(.seconds(Int64((Double(max(0, remaining)) / Double(cap)).rounded(.up))))
