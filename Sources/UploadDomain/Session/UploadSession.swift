@@ -62,20 +62,37 @@ public actor UploadSession {
         var lastSent: Int64 = 0
         /// Bytes of the file an earlier run sent (an S3 upload continued from its finished parts).
         var carried: Int64 = 0
-        var result: UploadResult?
-        var error: UploadError?
+        // Out of line, as few files have them at once: inline they were half of a file's 712 bytes.
+        var result: UploadResult? {
+            get { resultBox?.value }
+            set { resultBox = newValue.map(Boxed.init) }
+        }
+        var error: UploadError? {
+            get { errorBox?.value }
+            set { errorBox = newValue.map(Boxed.init) }
+        }
+        var resultBox: Boxed<UploadResult>?
+        var errorBox: Boxed<UploadError>?
         var refreshes = 0
         /// Tries that found the server gone: the outage's, not counted against the file's retries.
         var outageFailures = 0
         /// The prepared file while it may still be sent; removed once the file ends.
-        var prepared: PreparedImage?
+        var prepared: PreparedImage? {
+            get { preparedBox?.value }
+            set { preparedBox = newValue.map(Boxed.init) }
+        }
+        var preparedBox: Boxed<PreparedImage>?
         /// Preparing found nothing to do (not an image): sent as it is.
         var sentAsIs = false
         /// The encoding of its first preparation, kept for a retry's, so a repeat sends the same bytes.
         var encoding: ImageEncoding?
         /// The options that changed the copy's bytes (`ImageOptions.identityTag`).
         var preparationTag = ""
-        var preparation: Preparation?
+        var preparation: Preparation? {
+            get { preparationBox?.value }
+            set { preparationBox = newValue.map(Boxed.init) }
+        }
+        var preparationBox: Boxed<Preparation>?
 
         /// Bytes the file sends: the prepared size once it was prepared.
         var sendSize: Int64 { preparation?.size ?? item.size }
@@ -173,11 +190,13 @@ public actor UploadSession {
         self.clock = clock
         self.random = random
         let options = configuration.imageOptions
-        self.files = items.map { item in
-            FileState(
+        self.files = items.indices.map { index in
+            let item = items[index]
+            // The command's closure holds the list, not a copy of the item: one per file of the batch.
+            return FileState(
                 item: item, destination: planner.destination(of: item),
                 journalDestination: options.journalDestination(planner.journalDestination(of: item)),
-                curlCommand: LazyText { planner.curlCommand(for: item) })
+                curlCommand: LazyText { planner.curlCommand(for: items[index]) })
         }
         slots = TransferSlots(capacity: configuration.concurrency)
         // A slot given back by a multipart part may let the next file start.
