@@ -21,6 +21,8 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
     public var stopping: WireStop?
     /// Present while the server cannot be reached.
     public var unreachable: WireUnreachable?
+    /// Present once the batch stopped at a failure every file would meet.
+    public var batchStop: WireBatchStop?
 
     /// The wire form of `snapshot`, carrying the rows at `changed` (every row when nil).
     public init(_ snapshot: UploadSnapshot, changed: [Int]? = nil) {
@@ -40,6 +42,7 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
             WireUnreachable(
                 goneMilliseconds: $0.gone.milliseconds, patienceLeftMilliseconds: $0.patienceLeft.milliseconds)
         }
+        batchStop = snapshot.batchStop.map { WireBatchStop(file: $0.file, error: $0.error) }
     }
 
     /// Applies this snapshot to the files a client holds (`files` is replaced when `full`).
@@ -71,6 +74,7 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
             Unreachable(
                 gone: .milliseconds($0.goneMilliseconds), patienceLeft: .milliseconds($0.patienceLeftMilliseconds))
         }
+        snapshot.batchStop = batchStop.map { BatchStop(file: $0.file, error: $0.error) }
         return snapshot
     }
 
@@ -90,6 +94,12 @@ public struct WireStop: Codable, Sendable, Equatable {
 public struct WireUnreachable: Codable, Sendable, Equatable {
     public var goneMilliseconds: Int64
     public var patienceLeftMilliseconds: Int64
+}
+
+/// The failure a batch stopped at (`BatchStop`).
+public struct WireBatchStop: Codable, Sendable, Equatable {
+    public var file: String
+    public var error: String
 }
 
 /// `BatchProgress` on the wire.

@@ -262,6 +262,11 @@ public actor HeadlessReporter {
         let verified = c.verified > 0 ? " (\(c.verified) verified)" : ""
         let files = c.total == 1 ? "1 file" : "\(c.total) files"
         if let journalError { output.standardError("uploader-tui: warning: \(journalError)") }
+        if let stop = snapshot.batchStop, c.cancelled > 0 {
+            output.standardError(
+                "stopped at \(Sanitizer.displayName(stop.file)): \(Sanitizer.displayName(stop.error)); the other files "
+                    + "would meet it too: mend it, then run again with --retry-failed")
+        }
         output.standardError(
             "\(files): \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"
                 + " — \(Format.bytes(totals.doneBytes)) in \(Format.duration(snapshot.elapsed)) "

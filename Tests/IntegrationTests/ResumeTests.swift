@@ -153,6 +153,8 @@ struct ResumeTests {
         // The rest would meet the same refusal: one request, not one per file.
         #expect(summary["failed"] as? Int == 1 && summary["cancelled"] as? Int == 2, "\(summary)")
         #expect(await server.server.statistics.requests == requestsBefore + 1)
+        #expect(
+            refused.standardError.contains("stopped at b-0.jpg: HTTP 401 unauthorized"), "\(refused.standardError)")
         let afterRefusal = try await ChildProcess.run(binary, ["history", "--journal", journal])
         #expect(afterRefusal.standardOutput.contains("0 done, 1 failed, 2 cancelled, 4 skipped"))
         #expect(afterRefusal.standardOutput.contains("failed  " + folder.path + "/b-0.jpg: HTTP 401"))

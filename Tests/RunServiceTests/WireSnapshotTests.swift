@@ -61,15 +61,17 @@ struct WireSnapshotTests {
         #expect(a.elapsed == b.elapsed)
         #expect(a.stopping == b.stopping)
         #expect(a.unreachable == b.unreachable)
+        #expect(a.batchStop == b.batchStop)
     }
 
     @Test("a full snapshot arrives whole: rows, errors, results, preparations, counts, toast, stop")
     func fullRoundTrip() throws {
         var sent = snapshot()
         sent.unreachable = Unreachable(gone: .milliseconds(12_345), patienceLeft: .seconds(137))
+        sent.batchStop = BatchStop(file: "c.jpg", error: "HTTP 401 unauthorized")
         let received = try #require(try roundTrip(WireSnapshot(sent)).applied(to: [], curl: { curls[$0] }))
         expectSame(sent, received)
-        #expect(received.unreachable != nil)
+        #expect(received.unreachable != nil && received.batchStop != nil)
         #expect(received.files[2].error?.code == .httpStatus(503))
         #expect(received.files[0].result?.verified == "sha256:00ff")
     }

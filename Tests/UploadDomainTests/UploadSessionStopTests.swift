@@ -146,6 +146,7 @@ struct UploadSessionStopTests {
         let files = await session.snapshot().files
         #expect(files.map(\.phase) == [.failed, .cancelled, .cancelled])
         #expect(files.dropFirst().allSatisfy { $0.error?.cause == "the batch stopped at f0.jpg's failure" })
+        #expect(await session.snapshot().batchStop == BatchStop(file: "f0.jpg", error: "HTTP 400 bad request"))
 
         await session.handle(.retryUnfinished)
         var retried: [Int] = []
@@ -155,6 +156,7 @@ struct UploadSessionStopTests {
             again.reply(.success(TransferResponse(status: 201)))
         }
         #expect(retried == [0, 1, 2])
+        #expect(await session.snapshot().batchStop == nil)
         await session.waitUntilIdle()
         #expect(await session.snapshot().files.allSatisfy { $0.phase == .done && $0.error == nil })
     }

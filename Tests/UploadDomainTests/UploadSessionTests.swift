@@ -127,6 +127,31 @@ struct UploadSessionTests {
     }
 
     @Test(
+        "a file back from its retry's wait goes before the files still queued, not behind them", .timeLimit(.minutes(1))
+    )
+    func retryGoesFirst() async throws {
+        let (session, transport, clock) = scripted([10, 20, 30, 40], concurrency: 1)
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        try #require(await started.next()).reply(.success(TransferResponse(status: 500, body: "oops")))
+        let second = try #require(await started.next())
+        await clock.waitForSleeper(count: 1)
+        clock.advance(by: .seconds(1))
+        second.reply(.success(TransferResponse(status: 201)))
+        // Whichever comes first, the end of its wait or the free slot, file 0 goes before file 3: behind the queue it
+        // would be last.
+        var order = [0, 1]
+        for _ in 0..<3 {
+            let next = try #require(await started.next())
+            order += next.request.files.map(\.id)
+            next.reply(.success(TransferResponse(status: 201)))
+        }
+        await session.waitUntilIdle()
+        #expect(order.lastIndex(of: 0)! < order.firstIndex(of: 3)!, "\(order)")
+        #expect(await session.snapshot().progress.counts.done == 4)
+    }
+
+    @Test(
         "an outage's tries are not the file's: a file allowed one retry outlives five refused tries",
         .timeLimit(.minutes(1)))
     func outageSpendsNoRetries() async throws {

@@ -100,4 +100,21 @@ struct ScreenRendererEtaTests {
         #expect(screen.text.contains("Server unreachable — trying it with one request at a time"), "\(screen.text)")
         #expect(screen.text.contains("Gone for 0:12 · the run stops in 2:18 unless it answers"), "\(screen.text)")
     }
+
+    @Test("a batch stopped at a failure says which, what it met, and that R sends the rest once it is mended")
+    func stoppedAtFailure() {
+        let cause = "the batch stopped at a.jpg's failure"
+        var stopped = Fixtures.snapshot([
+            Fixtures.file(0, "a.jpg", size: 10, sent: 0, phase: .failed, attempt: 1),
+            Fixtures.file(1, "b.jpg", size: 10, sent: 0, phase: .cancelled, attempt: 0),
+        ])
+        stopped.files[0].error = UploadError(.unauthorized, file: "a.jpg", httpStatus: 401)
+        stopped.files[1].error = UploadError(.cancelled, file: "b.jpg", cause: cause)
+        stopped.batchStop = BatchStop(file: "a.jpg", error: "HTTP 401 unauthorized (check --token or UPLOADER_TOKEN)")
+        let screen = Fixtures.render(stopped, size: TerminalSize(cols: 100, rows: 30)).text
+        #expect(screen.contains("Upload stopped at a.jpg: HTTP 401 unauthorized (check --token or UPLOADER_TOKEN)"))
+        #expect(screen.contains("The other files would meet it too · 1 failed · 1 cancelled · 0 done"), "\(screen)")
+        #expect(screen.contains("Mend it, then press R to send the files not done"))
+        #expect(screen.contains("cancelled · the batch stopped at a.jpg"), "the row says why: \(screen)")
+    }
 }

@@ -19,6 +19,8 @@ public struct UploadSnapshot: Sendable {
     public var stopping: StopState?
     /// Set while the server cannot be reached.
     public var unreachable: Unreachable?
+    /// Set once the batch stopped at a failure every file would meet, until a retry takes it up again.
+    public var batchStop: BatchStop?
 
     /// Creates a snapshot.
     public init(
@@ -71,6 +73,20 @@ public struct Unreachable: Sendable, Equatable {
     public init(gone: Duration, patienceLeft: Duration) {
         self.gone = gone
         self.patienceLeft = patienceLeft
+    }
+}
+
+/// The failure a batch stopped at: the files it cancelled would have met it too.
+public struct BatchStop: Sendable, Equatable {
+    /// The file that met it (relative path, raw).
+    public var file: String
+    /// What it met, without the file's name (`HTTP 401 unauthorized (check --token or UPLOADER_TOKEN)`).
+    public var error: String
+
+    /// Creates the state.
+    public init(file: String, error: String) {
+        self.file = file
+        self.error = error
     }
 }
 

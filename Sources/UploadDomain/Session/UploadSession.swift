@@ -165,6 +165,8 @@ public actor UploadSession {
     private var holdTimer: Task<Void, Never>?
     /// The server could not be reached: one request at a time until one gets an answer.
     private var outage: Outage?
+    /// The failure the batch stopped at, until a retry takes it up again.
+    private var batchStop: BatchStop?
     /// How long the server takes to answer once a request's last byte is out (its processing), smoothed.
     private var answerWait: Duration?
     /// Bytes earlier runs sent, counted as sent (`TransferProbe.carry`): the rate leaves them out.
@@ -267,6 +269,7 @@ public actor UploadSession {
             guard !draining || isIdle else { return }
             draining = false
             graceEnds = nil
+            batchStop = nil
             if case .retry(let id) = command {
                 retry(id)
             } else {
@@ -628,7 +631,9 @@ public actor UploadSession {
         if outlasted, !stopping { stopBatch(after: id) }
     }
 
-    private func apply(_ action: UploadJob.StateMachine.Action, to id: Int) {
+    /// - Parameter first: A file back in line after its retry's wait goes to the front: the wait was its turn, and
+    ///   at the back of a long queue a half-second backoff became minutes of "retrying".
+    private func apply(_ action: UploadJob.StateMachine.Action, to id: Int, first: Bool = false) {
         changed.insert(id)
         switch action {
         case .none, .startTransfer:
@@ -657,7 +662,7 @@ public actor UploadSession {
             emit(.retrying, id, retryDelay: delay)
             if delay <= .zero {
                 // A renewed ticket or a refreshed token: go again now, without a timer.
-                apply(files[id].machine.backoffElapsed(), to: id)
+                apply(files[id].machine.backoffElapsed(), to: id, first: true)
                 return
             }
             let clock = self.clock
@@ -672,8 +677,12 @@ public actor UploadSession {
             // A retried file whose prepared copy was removed when it ended.
             prepareQueue.append(id)
             pumpPreparing()
+        case .enqueue where first && queueHead > 0:
+            queueHead -= 1
+            queue[queueHead] = id
+            pump()
         case .enqueue:
-            queue.append(id)
+            if first { queue.insert(id, at: queueHead) } else { queue.append(id) }
             pump()
         }
     }
@@ -681,6 +690,7 @@ public actor UploadSession {
     /// Cancels every file not done after `id` failed, each saying so: `R` or `--retry-failed` sends them once the
     /// cause is mended.
     private func stopBatch(after id: Int) {
+        batchStop = BatchStop(file: files[id].item.relativePath, error: files[id].error?.summary ?? "failed")
         let cause = "the batch stopped at \(files[id].item.relativePath)'s failure"
         for other in files.indices where !files[other].machine.phase.isFinal {
             files[other].error = UploadError(.cancelled, file: files[other].item.relativePath, cause: cause)
@@ -737,7 +747,7 @@ public actor UploadSession {
 
     private func backoffElapsed(_ id: Int) {
         guard retryTimers.removeValue(forKey: id) != nil else { return }
-        apply(files[id].machine.backoffElapsed(), to: id)
+        apply(files[id].machine.backoffElapsed(), to: id, first: true)
         resumeWaitersIfIdle()
     }
 
@@ -838,6 +848,7 @@ public actor UploadSession {
             snapshot.unreachable = Unreachable(
                 gone: gone, patienceLeft: max(.zero, Outage.patience(configuration.retryPolicy) - gone))
         }
+        snapshot.batchStop = batchStop
         return snapshot
     }
 

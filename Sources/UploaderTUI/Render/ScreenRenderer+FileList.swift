@@ -134,7 +134,7 @@ extension ScreenRenderer {
         }
         x = columns.progressX
         let triesX = columns.width - 1 - columns.tries
-        // A failed, retrying or skipped row says why in the room of the bar, percentage, phase and rate: it is what
+        // A failed, retrying, cancelled or skipped row says why in the room of the bar, percentage, phase and rate: it is what
         // the user needs.
         let room = (columns.tries > 0 ? triesX - 2 : columns.width - 1) - x
         if file.phase == .queued, file.attempt > 0, let error = file.error {
@@ -148,6 +148,10 @@ extension ScreenRenderer {
                 } ?? "no response"
             let text = glyphs.display("failed " + glyphs.dot + " " + summary)
             frame.put(pad(text, room), x: x, y: y, style: style(.red, bold: true))
+        } else if file.phase == .cancelled, let cause = file.error?.cause {
+            // Why a file the user did not cancel was: the batch stopped at another's failure, or its S3 upload kept.
+            let text = glyphs.display("cancelled " + glyphs.dot + " " + Sanitizer.displayName(cause))
+            frame.put(pad(text, room), x: x, y: y, style: style(.yellow, dim: true))
         } else if file.phase == .skipped, let reason = file.skipReason {
             let text = glyphs.display("skipped " + glyphs.dot + " " + Sanitizer.displayName(reason))
             frame.put(pad(text, room), x: x, y: y, style: style(dim: true))

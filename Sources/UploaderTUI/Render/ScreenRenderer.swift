@@ -267,14 +267,23 @@ public struct ScreenRenderer: Sendable {
                 subtitle: "\(uploaded) uploaded\(verified) in \(Formatting.duration(snapshot.elapsed))\(skipped)",
                 detail: "Press q to exit")
         case .fail(let failed, let cancelled):
+            let counted =
+                "\(failed) failed " + glyphs.dot + " \(cancelled) cancelled " + glyphs.dot + " \(counts.done) done"
+            if let stop = snapshot.batchStop {
+                // What every file would meet, said where the eye goes: the rows only read "cancelled".
+                return ToastText(
+                    icon: glyphs.cross,
+                    title: "Upload stopped at " + Sanitizer.displayName(stop.file) + ": "
+                        + Sanitizer.displayName(stop.error),
+                    subtitle: "The other files would meet it too " + glyphs.dot + " " + counted,
+                    detail: "Mend it, then press R to send the files not done " + glyphs.dot + " q quits")
+            }
             // R sends again the failed and the cancelled files; a batch stopped with none failed says so.
             let title =
                 (failed > 0 ? "Upload failed " : "Upload stopped ") + glyphs.dash
                 + " press R to retry the files not done"
             return ToastText(
-                icon: glyphs.cross, title: title,
-                subtitle: "\(failed) failed " + glyphs.dot + " \(cancelled) cancelled " + glyphs.dot
-                    + " \(counts.done) done",
+                icon: glyphs.cross, title: title, subtitle: counted,
                 detail: (failed > 0 ? "Enter shows a file's error " : "Enter shows a file's details ") + glyphs.dot
                     + " q quits")
         }
