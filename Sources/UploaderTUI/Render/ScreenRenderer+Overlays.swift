@@ -153,7 +153,14 @@ extension ScreenRenderer {
         drawBox(&frame, x: x, y: top, width: width, height: height, style: style(.cyan), title: "Keys")
         let compactKeys = width < keyWidth + 24
         let kw = compactKeys ? 6 : keyWidth
-        for (index, entry) in entries.prefix(height - 2).enumerated() {
+        var shown = Array(entries.prefix(height - 2))
+        if shown.count < entries.count {
+            // Nothing scrolls here: say what is left out rather than let the keys below seem not to exist.
+            shown[shown.count - 1] = (
+                glyphs.ellipsis, "\(entries.count - shown.count + 1) more in a taller terminal"
+            )
+        }
+        for (index, entry) in shown.enumerated() {
             let y = top + 1 + index
             frame.put(pad(entry.0, kw), x: x + 2, y: y, style: style(.cyan, bold: true))
             frame.put(truncate(entry.1, width - kw - 5), x: x + 3 + kw, y: y, style: style())
