@@ -54,7 +54,7 @@ public struct ScreenRenderer: Sendable {
         renderHeader(&frame, snapshot)
         renderAggregate(&frame, snapshot, row: layout.aggregateRow)
         if let row = layout.graphRow { renderGraph(&frame, state.rates, row: row) }
-        renderToast(&frame, snapshot, layout: layout)
+        renderToast(&frame, snapshot, layout: layout, replay: state.isReplay)
         renderList(&frame, snapshot, state, visible: visible, layout: layout)
         if Self.showsSidePreview(state), state.pane == .list { renderSidePreview(&frame, state, layout: layout) }
         renderFooter(&frame, snapshot, state, visible: visible, layout: layout)
@@ -64,7 +64,7 @@ public struct ScreenRenderer: Sendable {
             if let file = state.selectedFile(in: snapshot.files, visible: visible) {
                 renderDetail(&frame, file, preview: state.preview, layout: layout)
             }
-        case .help: renderHelp(&frame, snapshot, layout: layout, canDetach: state.canDetach)
+        case .help: renderHelp(&frame, snapshot, layout: layout, canDetach: state.canDetach, replay: state.isReplay)
         }
         if let prompt = state.prompt { renderPrompt(&frame, prompt, snapshot) }
         return frame
@@ -219,7 +219,8 @@ public struct ScreenRenderer: Sendable {
         var fraction: Double?
     }
 
-    func toastText(_ snapshot: UploadSnapshot) -> ToastText {
+    /// - Parameter replay: the run has ended (`UIState.isReplay`): no key retries, a new run does.
+    func toastText(_ snapshot: UploadSnapshot, replay: Bool = false) -> ToastText {
         let counts = snapshot.progress.counts
         let spinner = glyphs.spinner[
             Int(
@@ -267,10 +268,13 @@ public struct ScreenRenderer: Sendable {
                 subtitle: "\(uploaded) uploaded\(verified) in \(Formatting.duration(snapshot.elapsed))\(skipped)",
                 detail: "Press q to exit")
         case .fail(let failed, let cancelled):
-            // R sends again the failed and the cancelled files; a batch stopped with none failed says so.
-            let title =
-                (failed > 0 ? "Upload failed " : "Upload stopped ") + glyphs.dash
-                + " press R to retry the files not done"
+            // R sends again the failed and the cancelled files; a batch stopped with none failed says so. The run of
+            // a replayed screen is over: a new run of the same folder sends them.
+            let hint =
+                replay
+                ? "run over; retry: uploader-tui \(glyphs.display(source)) \(glyphs.ellipsis) --retry-failed"
+                : "press R to retry the files not done"
+            let title = (failed > 0 ? "Upload failed " : "Upload stopped ") + glyphs.dash + " " + hint
             return ToastText(
                 icon: glyphs.cross, title: title,
                 subtitle: "\(failed) failed " + glyphs.dot + " \(cancelled) cancelled " + glyphs.dot
@@ -280,9 +284,9 @@ public struct ScreenRenderer: Sendable {
         }
     }
 
-    private func renderToast(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout) {
+    private func renderToast(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout, replay: Bool) {
         let cols = frame.size.cols
-        let text = toastText(snapshot)
+        let text = toastText(snapshot, replay: replay)
         let color = toastColor(snapshot.toast)
         let isFail: Bool
         if case .fail = snapshot.toast { isFail = true } else { isFail = false }
