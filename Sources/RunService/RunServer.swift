@@ -44,6 +44,9 @@ public final class RunServer: Sendable {
         /// Set by its hello.
         var role: ClientRole?
         var needsFull = true
+        /// Said hello as a screen. One that quits stays connected (as `.control`) until the end, which it then shows
+        /// with its summary: a stop it asked for (`q`, Ctrl-C) still ends before a person's eyes.
+        var wasScreen = false
     }
 
     private struct State {
@@ -52,7 +55,9 @@ public final class RunServer: Sendable {
         var screens: Int { clients.values.count { $0.role == .screen } }
         var everAttached = false
         /// A screen was attached the last time the batch was seen idle.
-        var endSeen = false
+        var idleSeen = false
+        /// A screen saw the batch idle, or one is connected now and so sees the end.
+        var endSeen: Bool { idleSeen || clients.values.contains { $0.wasScreen } }
         var lastRows: [FileSnapshot]?
         var lastFigures: WireSnapshot?
         var ended = false
@@ -113,7 +118,8 @@ public final class RunServer: Sendable {
     public var screens: Int { state.withLock { $0.screens } }
     /// Whether any screen has attached since the start.
     public var everAttached: Bool { state.withLock { $0.everAttached } }
-    /// Whether a screen was attached when the batch was last seen idle: the person saw the end.
+    /// Whether a person saw the end: a screen was attached when the batch was last seen idle, or one is connected
+    /// now (it gets the end, even after it asked the run to stop and left its screen, as Ctrl-C and `q` do).
     public var endSeen: Bool { state.withLock { $0.endSeen } }
 
     /// Returns once no screen is attached and, unless `firstScreen` is nil, one has attached or `firstScreen`
@@ -279,7 +285,10 @@ public final class RunServer: Sendable {
         }
         let notices = state.withLock { state -> [String] in
             state.clients[key]?.role = role
-            if role == .screen { state.everAttached = true }
+            if role == .screen {
+                state.everAttached = true
+                state.clients[key]?.wasScreen = true
+            }
             return role == .screen ? state.notices : []
         }
         if role == .screen { screensChanged() }
@@ -320,9 +329,9 @@ public final class RunServer: Sendable {
             state.withLock { $0.recordRate(bytesSent: snapshot.progress.bytesSent, since: started) }
             let (fresh, current, previous, lastFigures) = state.withLock { state in
                 if snapshot.isIdle {
-                    state.endSeen = state.screens > 0
+                    state.idleSeen = state.screens > 0
                 } else if state.screens > 0 {
-                    state.endSeen = false
+                    state.idleSeen = false
                 }
                 state.info = state.info.updated(from: snapshot)
                 var fresh: [LineConnection] = []

@@ -122,6 +122,7 @@ struct EndedScreen {
         FileHandle.standardOutput.write(Data("\u{7}".utf8))
         var configuration = TUIConfiguration(source: record.info.source, destination: record.info.destination)
         configuration.recentRates = RateHistory(samples: rates)
+        configuration.isReplay = true
         do {
             _ = try await TUIApp.run(session: FixedController(final: snapshot), configuration: configuration)
         } catch {

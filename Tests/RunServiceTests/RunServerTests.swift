@@ -130,6 +130,49 @@ struct RunServerTests {
         server.end(run.current.withLock { $0 }, exitCode: 0)
     }
 
+    @Test("an end a screen watched is seen: one that Ctrl-C'd and waits, one that quit with q and waits; not `stop`'s")
+    func endSeenByTheScreenThatStopped() async throws {
+        let directory = try folder()
+        // Ctrl-C: the stop ends the run as soon as the batch is idle, before any snapshot shows it idle.
+        let interrupted = FakeRun(files: 2)
+        let first = try RunServer(directory: directory, info: info("00e1"), host: interrupted.host)
+        first.start()
+        let screen = try await connectPatiently(id: "00e1", in: directory)
+        try await waitUntil("a screen counted") { first.screens == 1 }
+        screen.interrupt()
+        try await waitUntil("the interrupt") { interrupted.interrupts.load(ordering: .relaxed) == 1 }
+        interrupted.current.withLock { $0.isIdle = true }
+        #expect(first.endSeen)
+        first.end(interrupted.current.withLock { $0 }, exitCode: 130)
+        #expect(await screen.waitForEnd() == .ended(130))
+
+        // `q` while busy: the screen asks for the stop and leaves its screen, but waits for the end and its summary.
+        let quit = FakeRun(files: 2)
+        let second = try RunServer(directory: directory, info: info("00e2"), host: quit.host)
+        second.start()
+        let leaving = try await connectPatiently(id: "00e2", in: directory)
+        try await waitUntil("a screen counted") { second.screens == 1 }
+        leaving.send(.stop)
+        leaving.quit()
+        try await waitUntil("the screen gone") { second.screens == 0 }
+        quit.current.withLock { $0.isIdle = true }
+        try await waitUntil("the idle batch sent") { leaving.latest?.isIdle == true }
+        #expect(second.endSeen)
+        second.end(quit.current.withLock { $0 }, exitCode: 130)
+
+        // `uploader-tui stop` is no screen: nobody saw that end.
+        let stopped = FakeRun(files: 2)
+        let third = try RunServer(directory: directory, info: info("00e3"), host: stopped.host)
+        third.start()
+        let control = try await RunClient.connect(id: "00e3", in: directory, role: .control)
+        control.send(.stop)
+        try await waitUntil("the stop") { stopped.commands.withLock { $0 } == [.stop] }
+        stopped.current.withLock { $0.isIdle = true }
+        try await waitUntil("the idle batch sent") { control.latest?.isIdle == true }
+        #expect(!third.endSeen)
+        third.end(stopped.current.withLock { $0 }, exitCode: 2)
+    }
+
     @Test("a client of another protocol version is refused with one line")
     func versionMismatch() async throws {
         let directory = try folder()

@@ -24,15 +24,35 @@ struct RateHistoryTests {
     @Test("a reading three seconds late spreads its bytes over those seconds: no peak above the rate the batch kept")
     func lateReading() {
         var history = RateHistory()
-        history.record(bytesSent: 0, at: .seconds(10))
-        history.record(bytesSent: 500, at: .seconds(11))
-        history.record(bytesSent: 2000, at: .seconds(14))
+        history.record(bytesSent: 0, at: .zero)
+        history.record(bytesSent: 500, at: .seconds(1))
+        history.record(bytesSent: 2000, at: .seconds(4))
         #expect(history.samples == [500, 500, 500, 500])
         #expect(history.peak == 500)
         // Past the window, only its last 60 seconds are kept, each with its share.
-        history.record(bytesSent: 2000 + 100 * 500, at: .seconds(114))
+        history.record(bytesSent: 2000 + 100 * 500, at: .seconds(104))
         #expect(history.samples.count == 60)
         #expect(history.samples.allSatisfy { abs($0 - 500) < 0.001 })
+    }
+
+    @Test(
+        "the bytes sent before the first reading fill the seconds since the run's start: the peak is no less than the mean"
+    )
+    func bytesBeforeTheFirstReading() {
+        // 3.7 MB out within the first 2.5 s, read first at 2.5 s; then the server takes 6 s to answer.
+        var history = RateHistory()
+        history.record(bytesSent: 3_700_000, at: .milliseconds(2500))
+        history.record(bytesSent: 3_800_000, at: .seconds(3))
+        history.record(bytesSent: 3_800_000, at: .seconds(9))
+        #expect(history.samples.count == 9)
+        #expect(history.samples.prefix(2) == [1_480_000, 1_480_000], "\(history.samples)")
+        #expect(history.peak >= 3_800_000 / 9.0)
+        #expect(abs(history.samples.reduce(0, +) - 3_800_000) < 0.001)
+        // A screen attaching to a run gets its seconds so far: the bytes before its first reading are in them.
+        var seeded = RateHistory(samples: [1_480_000, 1_480_000])
+        seeded.record(bytesSent: 3_700_000, at: .milliseconds(2500))
+        seeded.record(bytesSent: 3_800_000, at: .seconds(3))
+        #expect(seeded.samples == [1_480_000, 1_480_000, 100_000])
     }
 
     @Test("the window keeps the last 60 seconds")

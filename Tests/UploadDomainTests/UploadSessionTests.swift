@@ -354,6 +354,49 @@ struct UploadSessionTests {
         #expect(await session.snapshot().elapsed == .seconds(64))
     }
 
+    @Test("R on a batch that was idle: the rate and the ETA count from the retry, not over the idle minutes")
+    func retryAfterIdleStartsAfresh() async throws {
+        let transport = InMemoryTransport()
+        let clock = ManualClock()
+        let session = UploadSession(
+            items: items([100_000]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 0)), clock: clock)
+        var events = session.events.makeAsyncIterator()
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        // 10 kB a second (the request's 125 bytes per 100 of the file), then a refusal.
+        for second in 1...5 {
+            clock.advance(by: .seconds(1))
+            first.probe.report(sent: Int64(second) * 12_500, total: 125_000)
+            _ = await session.snapshot()
+        }
+        first.reply(.failure(UploadError(.httpStatus(500), httpStatus: 500)))
+        #expect(await awaitEvent(.failed, file: 0, in: &events) != nil)
+        await session.waitUntilIdle()
+        // Ten minutes on the failed screen, read ten times a second.
+        for _ in 0..<6_000 {
+            clock.advance(by: .milliseconds(100))
+            _ = await session.snapshot()
+        }
+        await session.handle(.retry(fileID: 0))
+        let again = try #require(await started.next())
+        var snapshot = await session.snapshot()
+        // Now 20 kB a second.
+        for second in 1...3 {
+            clock.advance(by: .seconds(1))
+            again.probe.report(sent: Int64(second) * 25_000, total: 125_000)
+            snapshot = await session.snapshot()
+        }
+        #expect(abs(snapshot.progress.bytesPerSecond - 20_000) < 1, "\(snapshot.progress)")
+        // 40 kB left at 20 kB/s.
+        #expect(snapshot.progress.eta == .seconds(2), "\(snapshot.progress)")
+        let range = try #require(snapshot.progress.etaRange)
+        #expect(range.high <= .seconds(3), "\(range)")
+        again.reply(.success(TransferResponse(status: 201)))
+        await session.waitUntilIdle()
+    }
+
     @Test("pause and resume go to the transport for the file's transfer and show on its row")
     func pauseResume() async throws {
         let transport = InMemoryTransport()

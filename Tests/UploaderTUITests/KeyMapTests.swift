@@ -55,6 +55,19 @@ struct KeyMapTests {
         #expect(script.commands.isEmpty)
     }
 
+    @Test("a replayed run, which has ended, takes no key that would command it and says so; q leaves at once")
+    func replayTakesNoCommand() {
+        var script = Script(selected: 6)
+        script.state.isReplay = true
+        for key in "rRcCp +=-_[]" {
+            script.play(keys(String(key)), Fixtures.fail)
+            #expect(script.state.status == "this run has ended: keys cannot change it", "\(key)")
+        }
+        #expect(script.commands.isEmpty && script.state.prompt == nil)
+        script.play(keys("jq"), Fixtures.fail)
+        #expect(script.effects == [.quit])
+    }
+
     @Test("r retries the selected failed file; with nothing retryable selected it retries every file not done")
     func retry() {
         var script = Script(selected: 5)

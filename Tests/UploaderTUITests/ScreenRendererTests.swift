@@ -56,6 +56,29 @@ struct ScreenRendererTests {
         #expect(!stopped.contains("100%"))
     }
 
+    @Test("a replayed run's toast points to --retry-failed; neither the footer nor the help offers keys it ignores")
+    func replayedFail() {
+        var snapshot = Fixtures.fail
+        snapshot.bandwidthLimit = 10 * Fixtures.mib
+        var state = UIState(size: TerminalSize(cols: 100, rows: 30))
+        state.isReplay = true
+        let text = Fixtures.render(snapshot, size: state.size, state: state).text
+        #expect(
+            text.contains("Upload failed — run over; retry: uploader-tui ~/Pictures/pet … --retry-failed"), "\(text)")
+        #expect(!text.contains("press R") && !text.contains("retry all") && !text.contains("cancel all"), "\(text)")
+        // The cap the run ended with.
+        #expect(text.contains("limit 10.0 MiB/s"), "\(text)")
+        state.pane = .help
+        let help = Fixtures.render(snapshot, size: state.size, state: state).text
+        #expect(help.contains("show or hide this help") && help.contains("this run has ended"), "\(help)")
+        #expect(!help.contains("retry") && !help.contains("speed cap") && !help.contains("pause"), "\(help)")
+        // Narrow, the hint takes the subtitle's line.
+        let narrow = TerminalSize(cols: 60, rows: 16)
+        state.size = narrow
+        state.pane = .list
+        #expect(Fixtures.render(snapshot, size: narrow, state: state).text.contains("Run over; retry: uploader-tui"))
+    }
+
     @Test("a row waiting to retry says why, as a failed row does")
     func retryingRow() {
         let error = UploadError(.httpStatus(503), file: "busy.jpg", httpStatus: 503)

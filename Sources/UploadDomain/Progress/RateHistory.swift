@@ -9,18 +9,23 @@ public struct RateHistory: Sendable, Equatable {
 
     /// Bytes per second of each completed second, oldest first; at most `capacity`.
     public private(set) var samples: [Double] = []
-    /// The second being filled, counted from the clock's origin; nil before the first reading.
-    private var second: Int64?
+    /// The second being filled, counted from the clock's origin (the run's start); nil in a history seeded with
+    /// samples until its first reading.
+    private var second: Int64? = 0
     private var pending = 0.0
+    // An empty history starts as if read at the origin with nothing sent: the bytes sent before its first reading
+    // belong to the seconds since the run's start, not to none.
     private var lastBytes: Int64 = 0
     private var lastTime = 0.0
 
-    /// Creates an empty history.
+    /// Creates an empty history, whose clock starts with the run.
     public init() {}
 
     /// Creates a history holding `samples` (bytes per second, oldest first): what a run sent a screen attaching to it.
+    /// The bytes before the next reading are in them: that reading only starts the clock.
     public init(samples: [Double]) {
         self.samples = Array(samples.suffix(Self.capacity))
+        if !samples.isEmpty { second = nil }
     }
 
     /// Adds a reading of the batch's `bytesSent` taken at `now`; a second that passes closes its sample.

@@ -38,6 +38,11 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         ui.canDetach = allowed
     }
 
+    /// Shows a run that has ended: keys that would command it are neither offered nor taken.
+    mutating func showReplay(_ replay: Bool) {
+        ui.isReplay = replay
+    }
+
     /// Starts the graph from the seconds before this screen came.
     mutating func seedRates(_ rates: RateHistory) {
         ui.rates = rates

@@ -21,6 +21,9 @@ public struct TUIConfiguration: Sendable {
     public var notices: AsyncStream<String>?
     /// The batch runs in a process of its own: `d` leaves the screen and the run goes on.
     public var canDetach = false
+    /// The batch is the last screen of a run that has ended (`attach` after an end nobody watched): keys that would
+    /// command it are neither offered nor taken.
+    public var isReplay = false
     /// The goodput of the seconds before this screen came (a screen attached to a running batch), for the graph.
     public var recentRates: RateHistory?
 

@@ -130,12 +130,20 @@ public enum KeyMap {
         }
     }
 
+    /// The keys that command the run rather than the screen.
+    private static let commandKeys: Set<Character> = ["r", "R", "c", "C", "p", " ", "+", "=", "-", "_", "[", "]"]
+
     private static func handle(_ key: Key, state: UIState, snapshot: UploadSnapshot) -> Update {
         var state = state
         let files = snapshot.files
         let visible = state.visibleRows(files)
         let selected = state.selectedFile(in: files, visible: visible)
         let page = max(1, Layout(size: state.size).listHeight - 1)
+        // A replayed run's process is gone: a key that would command it says so instead of doing nothing.
+        if state.isReplay, case .character(let character) = key, Self.commandKeys.contains(character) {
+            state.status = "this run has ended: keys cannot change it"
+            return Update(state: state)
+        }
         switch key {
         case .up, .character("k"): state.selected -= 1
         case .down, .character("j"): state.selected += 1
@@ -171,6 +179,8 @@ public enum KeyMap {
             if case .character(let character) = key { return copy(character, selected, state: state) }
         case .character("d") where state.canDetach:
             return Update(state: state, effect: .detach)
+        case .character("q") where state.isReplay:
+            return Update(state: state, effect: .quit)
         case .character("?"):
             state.pane = state.pane == .help ? .list : .help
         case .character("q") where snapshot.stopping != nil && !snapshot.isIdle:

@@ -44,6 +44,9 @@ public struct UIState: Sendable, Equatable {
     public var isSearching = false
     /// The run lives in a process of its own, so `d` can leave it running (issue 18).
     public var canDetach = false
+    /// The screen is the last one of a run that has ended, shown again by `attach`: no key can change that run, so
+    /// none is offered.
+    public var isReplay = false
     /// The batch's goodput over the last minute, for the sparkline.
     public var rates = RateHistory()
     /// The selected file's preview, when the screen draws previews; the loop sets it before each frame.

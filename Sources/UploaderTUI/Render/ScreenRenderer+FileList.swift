@@ -205,11 +205,13 @@ extension ScreenRenderer {
         }
         let arrows = glyphs.asciiOnly ? "Up/Dn" : "↑↓"
         // Display order, with a priority: the hints that fit are kept by priority, shown in order.
-        let hints: [(key: String, label: String, priority: Int)] = [
+        var hints: [(key: String, label: String, priority: Int)] = [
             (arrows, "select", 4), ("Enter", "details", 2), ("r", "retry", 3), ("R", "retry all", 7),
             ("c", "cancel", 5), ("C", "cancel all", 8), ("p", "pause", 6), ("+/-", "parallel", 9),
             ("f", "filter", 10), ("/", "find", 11), ("y", "copy curl", 12), ("?", "help", 1), ("q", "quit", 0),
         ]
+        // A replayed run has ended: no key changes it.
+        if state.isReplay { hints.removeAll { Self.commandKeys.contains($0.key) } }
         var budget = cols - 2 - DisplayWidth.of(position) - 2
         var kept = Set<Int>()
         for (index, hint) in hints.enumerated().sorted(by: { $0.element.priority < $1.element.priority }) {

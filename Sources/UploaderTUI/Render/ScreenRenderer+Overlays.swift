@@ -120,7 +120,12 @@ extension ScreenRenderer {
         limit.map { Formatting.rate(Double($0)) } ?? "none"
     }
 
-    func renderHelp(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout, canDetach: Bool = false) {
+    /// The keys that command the run, as the footer and the help name them: a replayed screen leaves them out.
+    static let commandKeys: Set<String> = ["r", "R", "c", "C", "p", "+/-", "+ / -", "[ / ]"]
+
+    func renderHelp(
+        _ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout, canDetach: Bool = false, replay: Bool = false
+    ) {
         let arrows = glyphs.asciiOnly ? "Up Down PgUp PgDn" : "↑ ↓ PgUp PgDn"
         var entries: [(String, String)] = [
             (arrows, "select a file (Home/End: first/last)"),
@@ -142,6 +147,10 @@ extension ScreenRenderer {
             ("q", "quit (asks y/n while uploads run)"),
         ]
         if canDetach { entries.insert(("d", "detach: the run goes on without the screen"), at: entries.count - 1) }
+        if replay {
+            entries.removeAll { Self.commandKeys.contains($0.0) }
+            entries[entries.count - 1] = ("q", "quit: this run has ended, no key changes it")
+        }
         let cols = frame.size.cols
         let keyWidth = 18
         let width = min(cols - 2, 2 + keyWidth + 44 + 2)

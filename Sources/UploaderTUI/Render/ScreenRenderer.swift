@@ -54,7 +54,7 @@ public struct ScreenRenderer: Sendable {
         renderHeader(&frame, snapshot)
         renderAggregate(&frame, snapshot, row: layout.aggregateRow)
         if let row = layout.graphRow { renderGraph(&frame, state.rates, row: row) }
-        renderToast(&frame, snapshot, layout: layout)
+        renderToast(&frame, snapshot, layout: layout, replay: state.isReplay)
         renderList(&frame, snapshot, state, visible: visible, layout: layout)
         if Self.showsSidePreview(state), state.pane == .list { renderSidePreview(&frame, state, layout: layout) }
         renderFooter(&frame, snapshot, state, visible: visible, layout: layout)
@@ -64,7 +64,7 @@ public struct ScreenRenderer: Sendable {
             if let file = state.selectedFile(in: snapshot.files, visible: visible) {
                 renderDetail(&frame, file, preview: state.preview, layout: layout)
             }
-        case .help: renderHelp(&frame, snapshot, layout: layout, canDetach: state.canDetach)
+        case .help: renderHelp(&frame, snapshot, layout: layout, canDetach: state.canDetach, replay: state.isReplay)
         }
         if let prompt = state.prompt { renderPrompt(&frame, prompt, snapshot) }
         return frame
@@ -219,7 +219,8 @@ public struct ScreenRenderer: Sendable {
         var fraction: Double?
     }
 
-    func toastText(_ snapshot: UploadSnapshot) -> ToastText {
+    /// - Parameter replay: the run has ended (`UIState.isReplay`): no key retries, a new run does.
+    func toastText(_ snapshot: UploadSnapshot, replay: Bool = false) -> ToastText {
         let counts = snapshot.progress.counts
         let spinner = glyphs.spinner[
             Int(
@@ -269,6 +270,9 @@ public struct ScreenRenderer: Sendable {
         case .fail(let failed, let cancelled):
             let counted =
                 "\(failed) failed " + glyphs.dot + " \(cancelled) cancelled " + glyphs.dot + " \(counts.done) done"
+            // R sends again the failed and the cancelled files. The run of a replayed screen is over: a new run of the
+            // same folder sends them.
+            let retry = "uploader-tui \(glyphs.display(source)) \(glyphs.ellipsis) --retry-failed"
             if let stop = snapshot.batchStop {
                 // What every file would meet, said where the eye goes: the rows only read "cancelled".
                 return ToastText(
@@ -276,12 +280,13 @@ public struct ScreenRenderer: Sendable {
                     title: "Upload stopped at " + Sanitizer.displayName(stop.file) + ": "
                         + Sanitizer.displayName(stop.error),
                     subtitle: "The other files would meet it too " + glyphs.dot + " " + counted,
-                    detail: "Mend it, then press R to send the files not done " + glyphs.dot + " q quits")
+                    detail: replay
+                        ? "Mend it, then run " + retry
+                        : "Mend it, then press R to send the files not done " + glyphs.dot + " q quits")
             }
-            // R sends again the failed and the cancelled files; a batch stopped with none failed says so.
-            let title =
-                (failed > 0 ? "Upload failed " : "Upload stopped ") + glyphs.dash
-                + " press R to retry the files not done"
+            // A batch stopped with none failed says so.
+            let hint = replay ? "run over; retry: " + retry : "press R to retry the files not done"
+            let title = (failed > 0 ? "Upload failed " : "Upload stopped ") + glyphs.dash + " " + hint
             return ToastText(
                 icon: glyphs.cross, title: title, subtitle: counted,
                 detail: (failed > 0 ? "Enter shows a file's error " : "Enter shows a file's details ") + glyphs.dot
@@ -289,9 +294,9 @@ public struct ScreenRenderer: Sendable {
         }
     }
 
-    private func renderToast(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout) {
+    private func renderToast(_ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout, replay: Bool) {
         let cols = frame.size.cols
-        let text = toastText(snapshot)
+        let text = toastText(snapshot, replay: replay)
         let color = toastColor(snapshot.toast)
         let isFail: Bool
         if case .fail = snapshot.toast { isFail = true } else { isFail = false }
