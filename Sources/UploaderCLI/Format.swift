@@ -38,9 +38,15 @@ public enum Format {
 
     /// A time-left range, `40s–55s`; one figure when both ends read the same.
     public static func range(_ range: EtaRange) -> String {
-        let low = duration(range.low)
-        let high = duration(range.high)
+        let low = timeLeft(range.low)
+        let high = timeLeft(range.high)
         return low == high ? low : low + "–" + high
+    }
+
+    /// Time left, in whole seconds from 1 s up: an estimate read `ETA 2ms` and `ETA 11ms–1.0s`.
+    public static func timeLeft(_ left: Duration) -> String {
+        let whole = max(1, Int(seconds(left).rounded()))
+        return whole < 60 ? "\(whole)s" : duration(.seconds(whole))
     }
 
     static func seconds(_ duration: Duration) -> Double {

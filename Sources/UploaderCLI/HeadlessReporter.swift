@@ -242,7 +242,7 @@ public actor HeadlessReporter {
         // Stopping, the grace period is what is left; the batch's ETA no longer applies.
         let eta =
             p.isSending && snapshot.stopping == nil
-            ? (range.map { ", ETA " + Format.range($0) } ?? p.eta.map { ", ETA " + Format.duration($0) } ?? "") : ""
+            ? (range.map { ", ETA " + Format.range($0) } ?? p.eta.map { ", ETA " + Format.timeLeft($0) } ?? "") : ""
         let state = snapshot.toast == .modeling ? "server processing" : "uploading"
         output.standardError(
             "\(state): \(p.counts.done)/\(p.counts.total) files done, \(Format.bytes(p.bytesSent)) of "

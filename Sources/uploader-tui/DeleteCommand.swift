@@ -52,7 +52,9 @@ struct DeleteCommand: ParsableCommand {
     func execute() async throws -> ExitStatus {
         guard !keys.isEmpty else { throw UsageError(description: "delete: name at least one key") }
         // An empty key names the prefix itself (a folder's marker object on S3).
-        guard !keys.contains("") else { throw UsageError(description: "delete: a key cannot be empty") }
+        guard !keys.contains(where: { $0.allSatisfy(\.isWhitespace) }) else {
+            throw UsageError(description: "delete: a key cannot be empty or blank")
+        }
         let journalPath = try JournalPath.resolve(journal, environment: ProcessInfo.processInfo.environment)
         let requests = try keys.map { key in (key, try request(for: key)) }
         var options = CurlEngine.Options(insecure: insecure)
@@ -71,6 +73,8 @@ struct DeleteCommand: ParsableCommand {
                 if let error = isS3 ? S3Planner.error(in: response, file: key) : response.error(file: key) {
                     failed += 1
                     FileHandle.standardError.write(Data("failed    \(error)\n".utf8))
+                    // Gone already (a delete before, or by another tool): what the journal says of it is wrong too.
+                    if response.status == 404 { deleted.append(try place(of: key)) }
                 } else {
                     FileHandle.standardError.write(Data("deleted   \(name)\n".utf8))
                     deleted.append(try place(of: key))
@@ -88,22 +92,26 @@ struct DeleteCommand: ParsableCommand {
     /// Has the journal forget the deleted files' done records: a rerun would skip them. A journal that cannot is
     /// said, and counts as a failure.
     private func forget(_ places: [Place], journal path: String) -> Bool {
-        guard FileManager.default.fileExists(atPath: path) else { return true }
+        // None forgotten is also worth a line: a --journal other than the upload's leaves its records as they were.
+        let none = "journal   \(Sanitizer.displayName(path)) holds no done record of them\n"
+        guard FileManager.default.fileExists(atPath: path) else {
+            FileHandle.standardError.write(Data(none.utf8))
+            return true
+        }
         do {
             let prepared = try SQLiteJournal.prepare(path: path)
             defer { prepared.release() }
             let forgotten = try prepared.forgetDone(
                 destinations: places.map(\.destination), locations: places.flatMap(\.locations))
-            if forgotten > 0 {
-                let records = forgotten == 1 ? "1 done record" : "\(forgotten) done records"
-                FileHandle.standardError.write(
-                    Data("journal   forgot \(records): a rerun sends those files again\n".utf8))
-            }
+            let records = forgotten == 1 ? "1 done record" : "\(forgotten) done records"
+            let line = forgotten > 0 ? "journal   forgot \(records): a rerun sends those files again\n" : none
+            FileHandle.standardError.write(Data(line.utf8))
             return true
         } catch {
+            let why = error.code == .locked ? "in use by a running upload" : error.reason
             let warning =
-                "uploader-tui: warning: \(error.description); a rerun skips the deleted files (--no-resume "
-                + "sends them)\n"
+                "uploader-tui: warning: journal \(Sanitizer.displayName(path)): \(why); its done records of the "
+                + "deleted files stay, so a rerun skips them: run this delete again once the journal is free\n"
             FileHandle.standardError.write(Data(warning.utf8))
             return false
         }

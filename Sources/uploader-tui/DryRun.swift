@@ -86,7 +86,7 @@ struct DryRun {
         var items = plan.items
         do {
             if plan.retryFailed {
-                let unfinished = Set(try journal.unfinishedFiles(destination: plan.destination))
+                let unfinished = try journal.unfinishedFiles(destination: plan.destination)
                 items = UploadItem.renumbered(items.filter { unfinished.contains($0.path) })
                 guard !items.isEmpty else {
                     throw NothingToUpload.nothingToRetry(destination: plan.destination, leftOut: plan.leftOut)

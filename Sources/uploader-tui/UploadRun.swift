@@ -35,9 +35,9 @@ struct UploadRun {
         var items = plan.items
         if plan.retryFailed, let prepared {
             // Asked before the run begins: a run that has nothing to send leaves no entry in `history`.
-            let unfinished: Set<String>
+            let unfinished: UnfinishedFiles
             do {
-                unfinished = Set(try prepared.queries.unfinishedFiles(destination: plan.destination))
+                unfinished = try prepared.queries.unfinishedFiles(destination: plan.destination)
             } catch {
                 prepared.release()
                 throw UsageError(description: error.description)

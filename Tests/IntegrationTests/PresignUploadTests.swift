@@ -94,6 +94,18 @@ struct PresignUploadTests {
         #expect(deleted.standardError.contains("deleted   \(first)"))
         // Found by the location its answer gave: a rerun sends that file again.
         #expect(deleted.standardError.contains("journal   forgot 1 done record: a rerun sends those files again"))
+        // Deleted through another journal, which says it holds no record of it; then through the upload's: the 404
+        // says it is gone, and the journal forgets it all the same.
+        let second = try #require(entries.dropFirst().first?["location"] as? String)
+        var lines: [String] = []
+        for journal in [folder.path + ".other", folder.path + ".journal"] {
+            let outcome = try await ChildProcess.run(
+                binary, ["delete", "--from", server.url("/objects/"), second, "--journal", journal],
+                environment: ["UPLOADER_TOKEN": secret])
+            lines.append(outcome.standardError)
+        }
+        #expect(lines[0].contains("deleted   ") && lines[0].contains("holds no done record of them"), "\(lines[0])")
+        #expect(lines[1].contains("HTTP 404") && lines[1].contains("journal   forgot 1 done record"), "\(lines[1])")
         #expect(deleted.standardError.contains("failed    media/none/x.jpg: HTTP 404 not found"))
         #expect(!FileManager.default.fileExists(atPath: server.stored("objects/" + first)))
         await server.stop()

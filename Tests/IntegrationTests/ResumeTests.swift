@@ -41,6 +41,10 @@ struct ResumeTests {
             kills.append((done, await server.server.statistics.storedByPath))
         }
         #expect(kills.last!.done.count > kills.first!.done.count, "the journal grew across kills")
+        // The killed run left no record of the files it had not reached: --retry-failed takes every file not done.
+        let retry = try await ChildProcess.run(binary, arguments + ["--retry-failed", "--dry-run"])
+        let planned = try ndjson(retry.standardOutput).filter { $0["event"] as? String == "planned" }
+        #expect(planned.count == 200 - kills.last!.done.count, "\(retry.standardError)")
 
         let last = try await ChildProcess.run(binary, arguments)
         #expect(last.status == 0, "\(last.standardError)")

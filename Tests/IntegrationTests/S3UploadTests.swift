@@ -42,10 +42,29 @@ struct S3UploadTests {
         #expect(summary["done"] as? Int == 2 && summary["skipped"] as? Int == 18, "\(summary)")
         #expect(try await moto.tool("keys", "pets").contains("run1/p3.jpg"))
 
-        let empty = try await ChildProcess.run(
-            binary, ["delete", "--from", "s3://pets/run1/", "--endpoint-url", moto.endpoint, ""],
+        // Deleted through another journal: the object goes, the upload's journal still says done, and this says so.
+        let elsewhere = try await ChildProcess.run(
+            binary,
+            [
+                "delete", "--from", "s3://pets/run1/", "--endpoint-url", moto.endpoint, "p5.jpg", "--journal",
+                folder.path + ".other.journal",
+            ],
             environment: MotoFixture.environment)
-        #expect(empty.status == 2 && empty.standardError.contains("delete: a key cannot be empty"))
+        #expect(elsewhere.status == 0, "\(elsewhere.standardError)")
+        #expect(!elsewhere.standardError.contains("forgot"), "\(elsewhere.standardError)")
+        // Gone already (S3 answers a delete of a missing key as done): the upload's journal forgets it too.
+        let gone = try await ChildProcess.run(
+            binary, ["delete", "--from", "s3://pets/run1/", "--endpoint-url", moto.endpoint, "p5.jpg"] + journal,
+            environment: MotoFixture.environment)
+        #expect(
+            gone.status == 0 && gone.standardError.contains("journal   forgot 1 done record"), "\(gone.standardError)")
+
+        for blank in ["", "  "] {
+            let refused = try await ChildProcess.run(
+                binary, ["delete", "--from", "s3://pets/run1/", "--endpoint-url", moto.endpoint, blank],
+                environment: MotoFixture.environment)
+            #expect(refused.status == 2 && refused.standardError.contains("delete: a key cannot be empty or blank"))
+        }
     }
 
     @Test("a 200 MiB file goes as a multipart upload and reads back byte for byte", .timeLimit(.minutes(5)))

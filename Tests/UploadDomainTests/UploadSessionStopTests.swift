@@ -146,7 +146,7 @@ struct UploadSessionStopTests {
         let files = await session.snapshot().files
         #expect(files.map(\.phase) == [.failed, .cancelled, .cancelled])
         #expect(files.dropFirst().allSatisfy { $0.error?.cause == "the batch stopped at f0.jpg's failure" })
-        #expect(await session.snapshot().batchStop == BatchStop(file: "f0.jpg", error: "HTTP 400 bad request"))
+        #expect(await session.snapshot().batchStop == BatchStop(file: "f0.jpg", error: "HTTP 400 bad request — bad"))
 
         await session.handle(.retryUnfinished)
         var retried: [Int] = []
@@ -159,5 +159,30 @@ struct UploadSessionStopTests {
         #expect(await session.snapshot().batchStop == nil)
         await session.waitUntilIdle()
         #expect(await session.snapshot().files.allSatisfy { $0.phase == .done && $0.error == nil })
+    }
+
+    @Test(
+        "a file in flight when the batch stops ends cancelled for the stop, whatever its own answer; its batch-mates fail",
+        .timeLimit(.minutes(1)))
+    func inFlightAtTheStop() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(
+            items: items([10, 20, 30, 40, 50]), planner: EchoPlanner(batchSize: 2), transport: transport,
+            configuration: .init(concurrency: 2, failFast: true), clock: ManualClock(), random: { 1 })
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let first = try #require(await started.next())
+        let second = try #require(await started.next())
+        let (pair, other) = first.request.files.map(\.id) == [0, 1] ? (first, second) : (second, first)
+        pair.reply(.success(TransferResponse(status: 400, body: "bad")))
+        // The other request's own refusal comes after the stop cancelled it.
+        other.reply(.success(TransferResponse(status: 400, body: "bad")))
+        await session.waitUntilIdle()
+        let files = await session.snapshot().files
+        // The pair met the answer; the rest were stopped.
+        #expect(files.map(\.phase) == [.failed, .failed, .cancelled, .cancelled, .cancelled])
+        for file in files.dropFirst(2) {
+            #expect(file.error?.cause == "the batch stopped at f0.jpg's failure", "\(String(describing: file.error))")
+        }
     }
 }

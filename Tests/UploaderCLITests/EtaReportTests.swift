@@ -87,7 +87,9 @@ struct EtaReportTests {
         clock.set(.seconds(1))
         await reporter.progress(snapshot(nil, phase: .uploading))
         #expect(!out.all.contains { $0.contains("eta_") })
-        #expect(err.all.last?.hasSuffix(", ETA 8.0s") == true)
+        #expect(err.all.last?.hasSuffix(", ETA 8s") == true)
+        #expect(Format.range(EtaRange(low: .milliseconds(11), high: .milliseconds(1_000))) == "1s")
+        #expect(Format.timeLeft(.milliseconds(2)) == "1s" && Format.timeLeft(.milliseconds(7_200)) == "7s")
         #expect(Format.range(EtaRange(low: .seconds(40), high: .milliseconds(40_400))) == "40s")
     }
 }

@@ -122,7 +122,7 @@ struct OutputBufferTests {
         #expect(
             lines.withLock { $0 } == [
                 "uploading: 0/1 files done, 8.0 MiB of 16.0 MiB (50%), 7.0 MiB/s",
-                "uploading: 0/1 files done, 15.0 MiB of 16.0 MiB (93%), 8.0 MiB/s, ETA 1.0s",
+                "uploading: 0/1 files done, 15.0 MiB of 16.0 MiB (93%), 8.0 MiB/s, ETA 1s",
                 "server processing: 0/1 files done, 16.0 MiB of 16.0 MiB (100%)",
             ])
     }

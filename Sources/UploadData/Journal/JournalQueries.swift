@@ -37,9 +37,9 @@ public final class JournalQueries: Sendable {
         }
     }
 
-    /// The files whose last outcome at `destination` was not done: failed, cancelled (a stop, or a batch stopped by
-    /// a refusal that would meet every file) or cut off by a kill.
-    public func unfinishedFiles(destination: String) throws(JournalError) -> [String] {
+    /// The files earlier runs to `destination` did not finish: failed, cancelled (a stop, or a batch stopped by a
+    /// refusal that would meet every file) or cut off by a kill.
+    public func unfinishedFiles(destination: String) throws(JournalError) -> UnfinishedFiles {
         do {
             return try SQLiteJournal.unfinishedFiles(destination: destination, in: queue)
         } catch {

@@ -131,7 +131,8 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     ) throws -> [Int: JournalEntry.PriorOutcome] {
         var outcomes: [Int: JournalEntry.PriorOutcome] = [:]
         try forEachRow(
-            of: items, destinations: destinations, in: queue, phases: "'done', 'failed'",
+            // Every outcome but done is one `--retry-failed` sends again: the dry run says `retry` for it.
+            of: items, destinations: destinations, in: queue, phases: "'done', 'failed', 'cancelled', 'started'",
             columns: "files.phase = 'done'"
         ) { item, row in
             outcomes[item.id] = row[3] as Bool ? .done : .failed
@@ -237,16 +238,24 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
 
     // MARK: - Queries
 
-    static func unfinishedFiles(destination: String, in queue: DatabaseQueue) throws -> [String] {
+    static func unfinishedFiles(destination: String, in queue: DatabaseQueue) throws -> UnfinishedFiles {
         try queue.read { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT DISTINCT files.path FROM files JOIN runs ON runs.id = files.run_id
-                    WHERE files.phase IN ('failed', 'cancelled', 'started') AND runs.destination = ?
-                    ORDER BY files.path
-                    """,
+            func paths(_ phases: String) throws -> Set<String> {
+                Set(
+                    try String.fetchAll(
+                        db,
+                        sql: """
+                            SELECT DISTINCT files.path FROM files JOIN runs ON runs.id = files.run_id
+                            WHERE files.phase IN (\(phases)) AND runs.destination = ?
+                            """,
+                        arguments: [destination]))
+            }
+            let cutOff = try Bool.fetchOne(
+                db, sql: "SELECT ended_at IS NULL FROM runs WHERE destination = ? ORDER BY id DESC LIMIT 1",
                 arguments: [destination])
+            return UnfinishedFiles(
+                listed: try paths("'failed', 'cancelled', 'started'"),
+                doneWhenCutOff: cutOff == true ? try paths("'done'") : nil)
         }
     }
 

@@ -26,6 +26,7 @@ public struct JournalEntry: Sendable {
     /// What an earlier run ended with for a file still the same (path, size, mtime) going to the same place.
     public enum PriorOutcome: Sendable, Equatable {
         case done
+        /// Failed, cancelled or cut off by a kill: sent before and not finished.
         case failed
     }
 

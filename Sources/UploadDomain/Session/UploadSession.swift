@@ -74,6 +74,9 @@ public actor UploadSession {
         var resultBox: Boxed<UploadResult>?
         var errorBox: Boxed<UploadError>?
         var refreshes = 0
+        /// Why the batch cancelled it: the failure it stopped at. Said when it ends cancelled, whatever answer its
+        /// own request got meanwhile.
+        var stoppedBy: String?
         /// Tries that found the server gone: the outage's, not counted against the file's retries.
         var outageFailures = 0
         /// The prepared file while it may still be sent; removed once the file ends.
@@ -167,6 +170,8 @@ public actor UploadSession {
     private var outage: Outage?
     /// The failure the batch stopped at, until a retry takes it up again.
     private var batchStop: BatchStop?
+    /// The files of the request whose answer is being handled.
+    private var finishing: Set<Int> = []
     /// How long the server takes to answer once a request's last byte is out (its processing), smoothed.
     private var answerWait: Duration?
     /// Bytes earlier runs sent, counted as sent (`TransferProbe.carry`): the rate leaves them out.
@@ -459,6 +464,7 @@ public actor UploadSession {
             files[id].recentRate = RecentRate()
             files[id].lastSent = 0
             files[id].error = nil
+            files[id].stoppedBy = nil
             emit(.started, id)
         }
         let executor = taskExecutor
@@ -521,6 +527,8 @@ public actor UploadSession {
         guard let request = running.removeValue(forKey: requestID) else { return }
         slots.releaseQuietly()  // the pump below uses it
         let ids = request.fileIDs
+        finishing = Set(ids)
+        defer { finishing = [] }
         for id in ids {
             changed.insert(id)
             files[id].requestID = nil
@@ -571,10 +579,7 @@ public actor UploadSession {
             let culprit = ids.count > 1 && error.concernsFileAlone ? ids.first { files[$0].names(error.file) } : nil
             for id in ids {
                 if cancelled {
-                    // A stop of the batch has said why already.
-                    if files[id].error?.code != .cancelled {
-                        files[id].error = error.forFile(files[id].item.relativePath)
-                    }
+                    files[id].error = error.forFile(files[id].item.relativePath)
                     if request.probe.keptForNextRun {
                         files[id].error?.cause = "its multipart upload is kept for the next run to continue"
                     }
@@ -656,6 +661,13 @@ public actor UploadSession {
                 let everyFile = files[id].error.map(failsEveryFile) ?? false
                 if configuration.failFast || (everyFile && !stopping) { stopBatch(after: id) }
             case .cancelled:
+                if let stoppedBy = files[id].stoppedBy {
+                    // Its own answer may have come meanwhile (the same 401): the stop is why it ends so.
+                    let kept = files[id].error.flatMap { $0.code == .cancelled ? $0.cause : nil }
+                    files[id].error = UploadError(
+                        .cancelled, file: files[id].item.relativePath,
+                        cause: ([stoppedBy] + (kept.map { [$0] } ?? [])).joined(separator: "; "))
+                }
                 emit(.cancelled, id)
                 discardPrepared(id)
             default: break
@@ -694,12 +706,25 @@ public actor UploadSession {
     /// Cancels every file not done after `id` failed, each saying so: `R` or `--retry-failed` sends them once the
     /// cause is mended.
     private func stopBatch(after id: Int) {
-        batchStop = BatchStop(file: files[id].item.relativePath, error: files[id].error?.summary ?? "failed")
-        let cause = "the batch stopped at \(files[id].item.relativePath)'s failure"
-        for other in files.indices where !files[other].machine.phase.isFinal {
-            files[other].error = UploadError(.cancelled, file: files[other].item.relativePath, cause: cause)
+        // A second failure in the same answer (a batch-mate, --fail-fast) is the same stop.
+        if batchStop == nil {
+            let error = files[id].error
+            // S3 names what to mend in its answer (`SignatureDoesNotMatch: …`, `NoSuchBucket: …`), not in the status;
+            // a raw JSON or XML body would only crowd the line.
+            let named = error?.bodyExcerpt.flatMap { $0.first?.isLetter == true ? $0 : nil }
+            let excerpt = named.map { " \u{2014} " + String($0.prefix(100)) } ?? ""
+            batchStop = BatchStop(file: files[id].item.relativePath, error: (error?.summary ?? "failed") + excerpt)
         }
-        handle(.cancelAll)
+        let cause = "the batch stopped at \(batchStop?.file ?? files[id].item.relativePath)'s failure"
+        stopping = true
+        // The files of the request being answered met the same answer: each ends with it, not cancelled.
+        for other in files.indices where !files[other].machine.phase.isFinal && !finishing.contains(other) {
+            if files[other].stoppedBy == nil { files[other].stoppedBy = cause }
+            cancel(other)
+        }
+        cancelQueued()
+        stopping = false
+        resumeWaitersIfIdle()
     }
 
     /// A refusal no file of the batch would escape: the batch stops at the first, and the files it cancels are what
@@ -766,6 +791,7 @@ public actor UploadSession {
 
     private func retry(_ id: Int) {
         guard files.indices.contains(id) else { return }
+        files[id].stoppedBy = nil
         apply(files[id].machine.retry(), to: id)
     }
 

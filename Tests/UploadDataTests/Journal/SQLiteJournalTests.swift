@@ -41,7 +41,10 @@ struct SQLiteJournalTests {
                     id: index, path: item.path, relativePath: item.relativePath, size: item.size,
                     modified: item.modified, contentType: item.contentType)
             }
-            #expect(reopened.priorOutcomes(of: numbered, destinations: destinations) == [0: .done, 1: .failed])
+            // Started and cancelled were not finished either: the dry run's `retry`.
+            #expect(
+                reopened.priorOutcomes(of: numbered, destinations: destinations)
+                    == [0: .done, 1: .failed, 2: .failed, 3: .failed])
 
             let row = try #require(reopened.storedFile(path: done.path, destination: destination))
             #expect(row.phase == "done" && row.httpStatus == 201 && row.response == "{\"ok\":true}")
@@ -78,7 +81,7 @@ struct SQLiteJournalTests {
             journal.record(doneEntry(item, to: destination))
             #expect(journal.priorOutcomes(of: [item], destinations: [destination]) == [0: .done])
             journal.record(JournalEntry(item: item, destination: destination, attempt: 4, outcome: .started))
-            #expect(journal.priorOutcomes(of: [item], destinations: [destination]) == [:])
+            #expect(journal.priorOutcomes(of: [item], destinations: [destination]) == [0: .failed])
             let row = try #require(journal.storedFile(path: item.path, destination: destination))
             #expect(row.phase == "started" && row.attempts == 4 && row.httpStatus == nil && row.response == nil)
         }
@@ -310,17 +313,28 @@ struct SQLiteJournalTests {
             // Read before the retry's run begins, as `--retry-failed` reads them.
             let prepared = try SQLiteJournal.prepare(path: path)
             #expect(
-                try prepared.queries.unfinishedFiles(destination: destination) == [
-                    "/photos/1.jpg", "/photos/2.jpg", "/photos/4.jpg", "/photos/5.jpg",
-                ])
+                try prepared.queries.unfinishedFiles(destination: destination)
+                    == UnfinishedFiles(listed: ["/photos/1.jpg", "/photos/2.jpg", "/photos/4.jpg", "/photos/5.jpg"]))
             let retry = try prepared.begin(destination: destination, arguments: "")
             retry.record(doneEntry(journalItem(2), to: destination))
             retry.record(doneEntry(journalItem(4), to: destination))
             retry.record(doneEntry(journalItem(5), to: destination))
             retry.close(counts: PhaseCounts())
             let again = try SQLiteJournal.prepare(path: path)
-            #expect(try again.queries.unfinishedFiles(destination: destination) == ["/photos/1.jpg"])
-            again.release()
+            #expect(
+                try again.queries.unfinishedFiles(destination: destination)
+                    == UnfinishedFiles(listed: ["/photos/1.jpg"]))
+            // A run cut off by a kill left no record of the files it had not reached: every file not done is one.
+            do {
+                let killed = try again.begin(destination: destination, arguments: "")
+                killed.record(doneEntry(journalItem(6), to: destination))
+                killed.flush()
+            }
+            let reopened = try SQLiteJournal.prepare(path: path)
+            defer { reopened.release() }
+            let afterKill = try reopened.queries.unfinishedFiles(destination: destination)
+            #expect(afterKill.contains("/photos/9.jpg") && afterKill.contains("/photos/1.jpg"))
+            #expect(!afterKill.contains("/photos/6.jpg") && !afterKill.contains("/photos/0.jpg"))
         }
     }
 
