@@ -111,7 +111,8 @@ struct DeleteCommand: ParsableCommand {
             let why = error.code == .locked ? "in use by a running upload" : error.reason
             let warning =
                 "uploader-tui: warning: journal \(Sanitizer.displayName(path)): \(why); its done records of the "
-                + "deleted files stay, so a rerun skips them: run this delete again once the journal is free\n"
+                + "deleted files stay, so a rerun skips them: run this delete again once the journal is free (the "
+                + "keys then answer 404 not found, and the journal forgets them all the same)\n"
             FileHandle.standardError.write(Data(warning.utf8))
             return false
         }

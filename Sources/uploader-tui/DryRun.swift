@@ -45,7 +45,8 @@ struct DryRun {
                 switch prior[item.id] {
                 case .done: .skip
                 case .failed: .retry
-                case nil: .new
+                // --retry-failed took it as unfinished: a file a killed run had not reached has no record.
+                case nil: plan.retryFailed ? .retry : .new
                 }
             planned.append(
                 PlannedFile(
@@ -87,7 +88,7 @@ struct DryRun {
         do {
             if plan.retryFailed {
                 let unfinished = try journal.unfinishedFiles(destination: plan.destination)
-                items = UploadItem.renumbered(items.filter { unfinished.contains($0.path) })
+                items = UploadItem.renumbered(items.filter(unfinished.contains))
                 guard !items.isEmpty else {
                     throw NothingToUpload.nothingToRetry(destination: plan.destination, leftOut: plan.leftOut)
                 }
@@ -103,14 +104,15 @@ struct DryRun {
     private func journalDestination(of item: UploadItem) -> String {
         switch plan.destinationKind {
         case .planner(let planner): planner.journalDestination(of: item)
-        case .presign: destination(of: item)
+        case .presign(let endpoint, _, _, let mediaType, _):
+            PresignPlanner.journalDestination(endpoint: endpoint, mediaType: mediaType)
         }
     }
 
     private func destination(of item: UploadItem) -> String {
         switch plan.destinationKind {
         case .planner(let planner): planner.destination(of: item)
-        case .presign(let endpoint, _, _, _, _): "presigned via " + Redactor.url(endpoint)
+        case .presign(let endpoint, _, _, _, _): PresignPlanner.destination(endpoint: endpoint)
         }
     }
 }

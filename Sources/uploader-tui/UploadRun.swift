@@ -42,7 +42,7 @@ struct UploadRun {
                 prepared.release()
                 throw UsageError(description: error.description)
             }
-            items = UploadItem.renumbered(items.filter { unfinished.contains($0.path) })
+            items = UploadItem.renumbered(items.filter(unfinished.contains))
             guard !items.isEmpty else {
                 prepared.release()
                 throw NothingToUpload.nothingToRetry(destination: plan.destination, leftOut: plan.leftOut)

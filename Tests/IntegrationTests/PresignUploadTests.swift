@@ -64,6 +64,16 @@ struct PresignUploadTests {
                 "--results", results, "--journal", folder.path + ".journal",
             ],
             environment: ["UPLOADER_TOKEN": secret])
+        // The dry run reads the journal as the run does, under its media type.
+        let preview = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--presign", server.url("/presigned-urls"), "--media-type", "archive", "--json",
+                "--journal", folder.path + ".journal", "--dry-run",
+            ],
+            environment: ["UPLOADER_TOKEN": secret])
+        let previewed = try lines(preview.standardOutput).filter { $0["event"] as? String == "planned" }
+        #expect(!previewed.isEmpty && previewed.allSatisfy { $0["journal"] as? String == "skip" }, "\(previewed)")
         #expect(again.status == 0, "\(again.standardError)")
         let rewritten = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results))) as? [String: Any])

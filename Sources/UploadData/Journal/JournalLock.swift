@@ -59,7 +59,12 @@ struct JournalLock: ~Copyable {
 
     /// Releases the lock when the owner lets go of it.
     deinit {
-        if databaseDescriptor >= 0 { close(databaseDescriptor) }
+        // Unlocked before closed: a child forked meanwhile (a test's, a --token-command's) shares the descriptions
+        // until it execs, and a close alone would leave the lock held for that while.
+        if databaseDescriptor >= 0 {
+            flock(databaseDescriptor, LOCK_UN)
+            close(databaseDescriptor)
+        }
         flock(descriptor, LOCK_UN)
         close(descriptor)
     }

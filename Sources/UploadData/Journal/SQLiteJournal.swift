@@ -250,12 +250,12 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
                             """,
                         arguments: [destination]))
             }
-            let cutOff = try Bool.fetchOne(
-                db, sql: "SELECT ended_at IS NULL FROM runs WHERE destination = ? ORDER BY id DESC LIMIT 1",
+            let cutOff = try Double.fetchOne(
+                db, sql: "SELECT MAX(started_at) FROM runs WHERE destination = ? AND ended_at IS NULL",
                 arguments: [destination])
             return UnfinishedFiles(
                 listed: try paths("'failed', 'cancelled', 'started'"),
-                doneWhenCutOff: cutOff == true ? try paths("'done'") : nil)
+                cutOff: try cutOff.map { UnfinishedFiles.CutOff(startedAt: $0, done: try paths("'done'")) })
         }
     }
 

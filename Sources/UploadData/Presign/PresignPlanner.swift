@@ -49,7 +49,7 @@ public final class PresignPlanner: RequestPlanner {
             imageOptions.changesNothing
             ? [] : Set(items.filter { VipsImagePreparer.imageType(of: $0) != nil }.map(\.id))
         self.transport = transport
-        destination = "presigned via " + Redactor.url(endpoint)
+        destination = Self.destination(endpoint: endpoint)
     }
 
     public func destination(of item: UploadItem) -> String { destination }
@@ -66,7 +66,16 @@ public final class PresignPlanner: RequestPlanner {
 
     /// The media type picks where the API stores a file: a rerun with another one sends the files again.
     public func journalDestination(of item: UploadItem) -> String {
-        mediaType.map { destination + " (mediaType \($0))" } ?? destination
+        Self.journalDestination(endpoint: endpoint, mediaType: mediaType)
+    }
+
+    /// Where files go, as said to the user: the ticket endpoint, its secrets redacted.
+    public static func destination(endpoint: String) -> String { "presigned via " + Redactor.url(endpoint) }
+
+    /// How the journal names where `endpoint`'s tickets put files of `mediaType`; a dry run reads it so too.
+    public static func journalDestination(endpoint: String, mediaType: String?) -> String {
+        let destination = destination(endpoint: endpoint)
+        return mediaType.map { destination + " (mediaType \($0))" } ?? destination
     }
 
     public func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {

@@ -678,7 +678,7 @@ public actor UploadSession {
             emit(.retrying, id, retryDelay: delay)
             if delay <= .zero {
                 // A renewed ticket or a refreshed token: go again now, without a timer.
-                apply(files[id].machine.backoffElapsed(), to: id, first: true)
+                apply(files[id].machine.backoffElapsed(), to: id, first: planner.batchSize == 1)
                 return
             }
             let clock = self.clock
@@ -776,7 +776,8 @@ public actor UploadSession {
 
     private func backoffElapsed(_ id: Int) {
         guard retryTimers.removeValue(forKey: id) != nil else { return }
-        apply(files[id].machine.backoffElapsed(), to: id, first: true)
+        // A --batch group goes back in line behind the rest, where its files meet again under their key.
+        apply(files[id].machine.backoffElapsed(), to: id, first: planner.batchSize == 1)
         resumeWaitersIfIdle()
     }
 
