@@ -43,7 +43,7 @@ public enum Format {
         return low == high ? low : low + "–" + high
     }
 
-    /// Time left, in whole seconds from 1 s up: an estimate read `ETA 2ms` and `ETA 11ms–1.0s`.
+    /// Time left, in whole seconds from 1 s up: an estimate has no finer grain to show.
     public static func timeLeft(_ left: Duration) -> String {
         let whole = max(1, Int(seconds(left).rounded()))
         return whole < 60 ? "\(whole)s" : duration(.seconds(whole))

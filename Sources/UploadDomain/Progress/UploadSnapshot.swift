@@ -118,8 +118,7 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
     public var isPaused: Bool
     public var bytesPerSecond: Double
     public var httpStatus: Int?
-    // What most rows have none of is kept out of line: a row is copied into every snapshot and event, and inline
-    // these made it 392 bytes.
+    // What most rows have none of is kept out of line: a row is copied into every snapshot and event.
     public var result: UploadResult? {
         get { resultBox?.value }
         set { resultBox = newValue.map(Boxed.init) }

@@ -62,7 +62,7 @@ public actor UploadSession {
         var lastSent: Int64 = 0
         /// Bytes of the file an earlier run sent (an S3 upload continued from its finished parts).
         var carried: Int64 = 0
-        // Out of line, as few files have them at once: inline they were half of a file's 712 bytes.
+        // Out of line: few files have them at once, and inline every file's state would hold their room.
         var result: UploadResult? {
             get { resultBox?.value }
             set { resultBox = newValue.map(Boxed.init) }
@@ -281,8 +281,8 @@ public actor UploadSession {
             } else {
                 for id in files.indices where [.failed, .cancelled].contains(files[id].machine.phase) { retry(id) }
             }
-            // The rate and the ETA start afresh: measured over the idle span, one 20 KB file read 4 KiB/s and
-            // "ETA 0:01–35:34".
+            // The rate and the ETA start afresh: measured across the idle span, they would count the time when
+            // nothing was asked of the server.
             if wasIdle, !isIdle { tracker = ProgressTracker() }
         case .togglePause(let id): togglePause(id)
         case .setConcurrency(let n), .tuneConcurrency(let n):
