@@ -27,16 +27,39 @@ enum TIFFLocation {
         func u32(_ bytes: [UInt8], _ at: Int) -> Int {
             little ? u16(bytes, at) | u16(bytes, at + 2) << 16 : u16(bytes, at) << 16 | u16(bytes, at + 2)
         }
-        // A BigTIFF (43) has 8-byte offsets; cameras and editors write the classic form.
-        guard u16(header, 2) == 42 else { return false }
-        /// The tags of the directory at `offset`, each with its value field read as a 32-bit offset.
-        func directory(at offset: Int) -> [(tag: Int, value: Int)]? {
-            guard let count = read(2, at: offset).map({ u16($0, 0) }), (1...4096).contains(count),
-                let entries = read(count * 12, at: offset + 2)
-            else { return nil }
-            return (0..<count).map { (u16(entries, $0 * 12), u32(entries, $0 * 12 + 8)) }
+        func u64(_ bytes: [UInt8], _ at: Int) -> Int {
+            // Offsets past 2^62 name nothing in a file read here.
+            let (low, high) = little ? (u32(bytes, at), u32(bytes, at + 4)) : (u32(bytes, at + 4), u32(bytes, at))
+            return high >> 30 == 0 ? low | high << 32 : -1
         }
-        guard let first = directory(at: u32(header, 4)), let gps = first.first(where: { $0.tag == 0x8825 }),
+        // A classic TIFF (42) has 4-byte offsets and 12-byte entries; a BigTIFF (43) 8-byte ones and 20-byte entries.
+        let wide: Bool
+        switch u16(header, 2) {
+        case 42: wide = false
+        case 43: wide = true
+        default: return false
+        }
+        let (countSize, entrySize) = wide ? (8, 20) : (2, 12)
+        func offset(_ bytes: [UInt8], _ at: Int) -> Int { wide ? u64(bytes, at) : u32(bytes, at) }
+        /// The tags of the directory at `offset`, each with its value field read as an offset.
+        func directory(at start: Int) -> [(tag: Int, value: Int)]? {
+            guard let head = read(countSize, at: start) else { return nil }
+            let count = wide ? u64(head, 0) : u16(head, 0)
+            guard (1...4096).contains(count), let entries = read(count * entrySize, at: start + countSize) else {
+                return nil
+            }
+            // The value field ends the entry.
+            let value = entrySize - (wide ? 8 : 4)
+            return (0..<count).map { (u16(entries, $0 * entrySize), offset(entries, $0 * entrySize + value)) }
+        }
+        let first: Int
+        if wide {
+            guard let pointer = read(16, at: 0), u16(pointer, 4) == 8 else { return false }
+            first = u64(pointer, 8)
+        } else {
+            first = u32(header, 4)
+        }
+        guard let tags = directory(at: first), let gps = tags.first(where: { $0.tag == 0x8825 }),
             let fields = directory(at: gps.value)
         else { return false }
         // GPSLatitude and GPSLongitude.

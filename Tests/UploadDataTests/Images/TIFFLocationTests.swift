@@ -6,8 +6,8 @@ import UploadDomain
 /// A TIFF's GPS position, which libvips' loader does not show: found by its GPS directory.
 @Suite("TIFFLocation")
 struct TIFFLocationTests {
-    /// A 1x1 grey TIFF, written by hand: libvips cannot add a GPS directory to one.
-    static func tiff(littleEndian: Bool, gps: Bool) -> [UInt8] {
+    /// A 1x1 grey TIFF, written by hand (libvips cannot add a GPS directory to one); `big` makes it a BigTIFF.
+    static func tiff(littleEndian: Bool, gps: Bool, big: Bool = false) -> [UInt8] {
         func u16(_ value: Int) -> [UInt8] {
             let bytes = [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
             return littleEndian ? bytes : bytes.reversed()
@@ -15,13 +15,21 @@ struct TIFFLocationTests {
         func u32(_ value: Int) -> [UInt8] {
             littleEndian ? u16(value & 0xFFFF) + u16(value >> 16) : u16(value >> 16) + u16(value & 0xFFFF)
         }
-        /// A 12-byte entry; a SHORT sits at the start of its value field.
-        func entry(_ tag: Int, type: Int, count: Int = 1, value: Int) -> [UInt8] {
-            u16(tag) + u16(type) + u32(count) + (type == 3 ? u16(value) + [0, 0] : u32(value))
+        func u64(_ value: Int) -> [UInt8] {
+            littleEndian ? u32(value & 0xFFFF_FFFF) + u32(value >> 32) : u32(value >> 32) + u32(value & 0xFFFF_FFFF)
         }
+        /// An offset, or a count of values, as wide as the form takes.
+        func word(_ value: Int) -> [UInt8] { big ? u64(value) : u32(value) }
+        /// One entry; a SHORT sits at the start of its value field.
+        func entry(_ tag: Int, type: Int, count: Int = 1, value: Int) -> [UInt8] {
+            let field = type == 3 ? u16(value) + [UInt8](repeating: 0, count: big ? 6 : 2) : word(value)
+            return u16(tag) + u16(type) + word(count) + field
+        }
+        let (header, countSize, entrySize) = big ? (16, 8, 20) : (8, 2, 12)
+        func directorySize(_ entries: Int) -> Int { countSize + entries * entrySize + (big ? 8 : 4) }
         let entries = gps ? 10 : 9
-        let gpsOffset = 8 + 2 + entries * 12 + 4
-        let rationals = gpsOffset + 2 + 2 * 12 + 4
+        let gpsOffset = header + directorySize(entries)
+        let rationals = gpsOffset + directorySize(2)
         let pixel = gps ? rationals + 24 : gpsOffset
         var ifd = [
             entry(256, type: 3, value: 1), entry(257, type: 3, value: 1), entry(258, type: 3, value: 8),
@@ -29,18 +37,19 @@ struct TIFFLocationTests {
             entry(277, type: 3, value: 1), entry(278, type: 3, value: 1), entry(279, type: 4, value: 1),
         ]
         if gps { ifd.append(entry(0x8825, type: 4, value: gpsOffset)) }
-        var bytes = (littleEndian ? Array("II".utf8) : Array("MM".utf8)) + u16(42) + u32(8)
-        bytes += u16(entries) + ifd.flatMap { $0 } + u32(0)
+        var bytes = littleEndian ? Array("II".utf8) : Array("MM".utf8)
+        bytes += big ? u16(43) + u16(8) + u16(0) + u64(header) : u16(42) + u32(header)
+        bytes += (big ? u64(entries) : u16(entries)) + ifd.flatMap { $0 } + word(0)
         if gps {
             // GPSLatitudeRef "N", GPSLatitude 51/1 30/1 0/1.
-            bytes += u16(2) + u16(1) + u16(2) + u32(2) + [UInt8(ascii: "N"), 0, 0, 0]
-            bytes += entry(2, type: 5, count: 3, value: rationals) + u32(0)
+            bytes += (big ? u64(2) : u16(2)) + entry(1, type: 2, count: 2, value: 0x4E)
+            bytes += entry(2, type: 5, count: 3, value: rationals) + word(0)
             bytes += [51, 1, 30, 1, 0, 1].flatMap { u32($0) }
         }
         return bytes + [0x80]
     }
 
-    @Test("a TIFF's GPS directory is found, either byte order; a TIFF without one, or not a TIFF, has none")
+    @Test("a TIFF's GPS directory is found, either byte order, BigTIFF too; one without, or not a TIFF, has none")
     func gpsDirectory() throws {
         let scratch = try ImageScratch()
         defer { scratch.remove() }
@@ -50,6 +59,11 @@ struct TIFFLocationTests {
             let plain = try scratch.write(Self.tiff(littleEndian: littleEndian, gps: false), to: "\(name).tif")
             #expect(TIFFLocation.present(path: located.path), "\(name)")
             #expect(!TIFFLocation.present(path: plain.path), "\(name)")
+        }
+        for littleEndian in [true, false] {
+            let big = try scratch.write(Self.tiff(littleEndian: littleEndian, gps: true, big: true), to: "big.tif")
+            let plain = try scratch.write(Self.tiff(littleEndian: littleEndian, gps: false, big: true), to: "big-0.tif")
+            #expect(TIFFLocation.present(path: big.path) && !TIFFLocation.present(path: plain.path), "BigTIFF")
         }
         let text = try scratch.write(Array("II*\0 not a directory".utf8), to: "broken.tif")
         #expect(!TIFFLocation.present(path: text.path))
