@@ -63,8 +63,8 @@ struct DryRun {
         return status
     }
 
-    /// The files a run would take (with `--retry-failed`, those that failed last time, as the run picks them) and what
-    /// the journal says of each, read without recording a run; all files and nothing with `--no-resume`.
+    /// The files a run would take (with `--retry-failed`, those earlier runs did not finish, as the run picks them)
+    /// and what the journal says of each, read without recording a run; all files and nothing with `--no-resume`.
     private func journalView() throws -> ([UploadItem], [Int: JournalEntry.PriorOutcome]) {
         guard let opening = plan.journal else { return (plan.items, [:]) }
         let prepared: PreparedJournal?
