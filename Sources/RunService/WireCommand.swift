@@ -2,7 +2,8 @@ import UploadDomain
 
 /// `UploadCommand` on the wire: `{"kind":"retry","file":3}`, `{"kind":"setBandwidthLimit","value":1048576}`.
 public struct WireCommand: Codable, Sendable, Equatable {
-    /// `cancel`, `cancelAll`, `stop`, `retry`, `retryAllFailed`, `togglePause`, `setConcurrency`,
+    /// `cancel`, `cancelAll`, `stop`, `retry`, `retryAllFailed` (`retryUnfinished`, its name kept so screens and runs of
+    /// other versions still understand each other), `togglePause`, `setConcurrency`,
     /// `tuneConcurrency` or `setBandwidthLimit`.
     public var kind: String
     public var file: Int?

@@ -42,7 +42,7 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
             WireUnreachable(
                 goneMilliseconds: $0.gone.milliseconds, patienceLeftMilliseconds: $0.patienceLeft.milliseconds)
         }
-        batchStop = snapshot.batchStop.map { WireBatchStop(file: $0.file, error: $0.error) }
+        batchStop = snapshot.batchStop.map { WireBatchStop(file: $0.file, error: $0.error, everyFile: $0.everyFile) }
     }
 
     /// Applies this snapshot to the files a client holds (`files` is replaced when `full`).
@@ -74,7 +74,9 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
             Unreachable(
                 gone: .milliseconds($0.goneMilliseconds), patienceLeft: .milliseconds($0.patienceLeftMilliseconds))
         }
-        snapshot.batchStop = batchStop.map { BatchStop(file: $0.file, error: $0.error) }
+        snapshot.batchStop = batchStop.map {
+            BatchStop(file: $0.file, error: $0.error, everyFile: $0.everyFile ?? true)
+        }
         return snapshot
     }
 
@@ -100,6 +102,8 @@ public struct WireUnreachable: Codable, Sendable, Equatable {
 public struct WireBatchStop: Codable, Sendable, Equatable {
     public var file: String
     public var error: String
+    /// Absent means true.
+    public var everyFile: Bool?
 }
 
 /// `BatchProgress` on the wire.

@@ -263,9 +263,11 @@ public actor HeadlessReporter {
         let files = c.total == 1 ? "1 file" : "\(c.total) files"
         if let journalError { output.standardError("uploader-tui: warning: \(journalError)") }
         if let stop = snapshot.batchStop, c.cancelled > 0 {
+            let rest =
+                stop.everyFile ? "the other files would meet it too: mend it, then" : "--fail-fast stopped the rest:"
             output.standardError(
-                "stopped at \(Sanitizer.displayName(stop.file)): \(Sanitizer.displayName(stop.error)); the other files "
-                    + "would meet it too: mend it, then run again with --retry-failed")
+                "stopped at \(Sanitizer.displayName(stop.file)): \(Sanitizer.displayName(stop.error)); \(rest) run again "
+                    + "with --retry-failed")
         }
         output.standardError(
             "\(files): \(c.done) done\(verified), \(c.failed) failed, \(c.cancelled) cancelled, \(c.skipped) skipped"

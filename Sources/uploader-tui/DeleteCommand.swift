@@ -102,7 +102,7 @@ struct DeleteCommand: ParsableCommand {
             let prepared = try SQLiteJournal.prepare(path: path)
             defer { prepared.release() }
             let forgotten = try prepared.forgetDone(
-                destinations: places.map(\.destination), locations: places.flatMap(\.locations))
+                destinations: places.map(\.destination), locations: places.flatMap(\.locations), store: from)
             let records = forgotten == 1 ? "1 done record" : "\(forgotten) done records"
             let line = forgotten > 0 ? "journal   forgot \(records): a rerun sends those files again\n" : none
             FileHandle.standardError.write(Data(line.utf8))

@@ -68,7 +68,7 @@ struct WireSnapshotTests {
     func fullRoundTrip() throws {
         var sent = snapshot()
         sent.unreachable = Unreachable(gone: .milliseconds(12_345), patienceLeft: .seconds(137))
-        sent.batchStop = BatchStop(file: "c.jpg", error: "HTTP 401 unauthorized")
+        sent.batchStop = BatchStop(file: "c.jpg", error: "HTTP 401 unauthorized", everyFile: false)
         let received = try #require(try roundTrip(WireSnapshot(sent)).applied(to: [], curl: { curls[$0] }))
         expectSame(sent, received)
         #expect(received.unreachable != nil && received.batchStop != nil)

@@ -146,7 +146,9 @@ struct UploadSessionStopTests {
         let files = await session.snapshot().files
         #expect(files.map(\.phase) == [.failed, .cancelled, .cancelled])
         #expect(files.dropFirst().allSatisfy { $0.error?.cause == "the batch stopped at f0.jpg's failure" })
-        #expect(await session.snapshot().batchStop == BatchStop(file: "f0.jpg", error: "HTTP 400 bad request — bad"))
+        #expect(
+            await session.snapshot().batchStop
+                == BatchStop(file: "f0.jpg", error: "HTTP 400 bad request — bad", everyFile: false))
 
         await session.handle(.retryUnfinished)
         var retried: [Int] = []
@@ -184,5 +186,23 @@ struct UploadSessionStopTests {
         for file in files.dropFirst(2) {
             #expect(file.error?.cause == "the batch stopped at f0.jpg's failure", "\(String(describing: file.error))")
         }
+    }
+
+    @Test(
+        "a batch-mate sent back in line after --fail-fast stopped the batch ends cancelled, not sent again",
+        .timeLimit(.minutes(1)))
+    func batchMateAfterTheStop() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(
+            items: items([10, 20, 30, 40]), planner: EchoPlanner(batchSize: 2), transport: transport,
+            configuration: .init(concurrency: 1, failFast: true), clock: ManualClock(), random: { 1 })
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        // f0 cannot be read: it fails alone, and its batch-mate would go back in line for a request of its own.
+        try #require(await started.next()).reply(.failure(UploadError(.fileUnreadable, file: "f0.jpg")))
+        await session.waitUntilIdle()
+        let files = await session.snapshot().files
+        #expect(files.map(\.phase) == [.failed, .cancelled, .cancelled, .cancelled])
+        #expect(files.dropFirst().allSatisfy { $0.error?.cause == "the batch stopped at f0.jpg's failure" })
     }
 }

@@ -116,5 +116,8 @@ struct ScreenRendererEtaTests {
         #expect(screen.contains("The other files would meet it too · 1 failed · 1 cancelled · 0 done"), "\(screen)")
         #expect(screen.contains("Mend it, then press R to send the files not done"))
         #expect(screen.contains("cancelled · the batch stopped at a.jpg"), "the row says why: \(screen)")
+        stopped.batchStop?.everyFile = false
+        let failFast = Fixtures.render(stopped, size: TerminalSize(cols: 100, rows: 30)).text
+        #expect(failFast.contains("--fail-fast stopped the rest · 1 failed · 1 cancelled"), "\(failFast)")
     }
 }

@@ -387,9 +387,12 @@ public final class PreparedJournal: Sendable {
     public var queries: JournalQueries { JournalQueries(path: path, queue: queue) }
 
     /// Forgets the done records of files stored at `destinations` (as a planner names them, under any image options)
-    /// or answered with one of `locations`: `delete` removed them there, so a rerun sends them again.
+    /// or answered with one of `locations` by a destination on `store`'s origin: `delete` removed them there, so a
+    /// rerun sends them again.
     /// - Returns: How many records it forgot.
-    public func forgetDone(destinations: [String], locations: [String]) throws(JournalError) -> Int {
+    public func forgetDone(destinations: [String], locations: [String], store: String) throws(JournalError) -> Int {
+        // A location is a name the server gave (`a.jpg`): another server's file may bear it too.
+        let origin = MultiplexedOrigins.origin(of: Redactor.url(store))
         do {
             return try queue.write { db in
                 var forgotten = 0
@@ -405,7 +408,8 @@ public final class PreparedJournal: Sendable {
                 }
                 for location in locations {
                     try db.execute(
-                        sql: "DELETE FROM files WHERE phase = 'done' AND location = ?", arguments: [location])
+                        sql: "DELETE FROM files WHERE phase = 'done' AND location = ? AND instr(destination, ?) > 0",
+                        arguments: [location, origin])
                     forgotten += db.changesCount
                 }
                 return forgotten

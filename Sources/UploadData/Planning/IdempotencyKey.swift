@@ -53,8 +53,8 @@ public enum IdempotencyKey {
         return "\"ut1-" + digest + "\""
     }
 
-    /// The bytes after the path's last slash: bridging to `NSString` for its `lastPathComponent` cost more than the
-    /// rest of the key.
+    /// The bytes after the path's last slash, compared as bytes: every request computes its key, and bridging to
+    /// `NSString` for its `lastPathComponent` would be the dearest part of it.
     private static func lastComponent(of path: String) -> Substring.UTF8View {
         let utf8 = path.utf8
         return path[...].utf8[(utf8.lastIndex(of: UInt8(ascii: "/")).map(utf8.index(after:)) ?? utf8.startIndex)...]

@@ -18,13 +18,9 @@ public enum Redactor {
     public static func url(_ url: String) -> String {
         guard mayHoldSecrets(url) else { return url }
         var text = url
-        if let authorityStart = authorityStart(of: text) {
-            let authorityEnd = text[authorityStart...].firstIndex(where: { "/?#".contains($0) }) ?? text.endIndex
-            if let at = text[authorityStart..<authorityEnd].lastIndex(of: "@") {
-                text.replaceSubrange(authorityStart...at, with: "REDACTED@")
-            }
-        }
-        guard let question = text.firstIndex(of: "?") else { return text }
+        // Found as `userInfo(of:)` and `secrets(in:)` find it: what one redacts, the other names.
+        if let (start, at) = userInfoRange(of: text) { text.replaceSubrange(start...at, with: "REDACTED@") }
+        guard let question = text.utf8.firstIndex(of: UInt8(ascii: "?")) else { return text }
         let fragmentStart = text[question...].firstIndex(of: "#") ?? text.endIndex
         let query = text[text.index(after: question)..<fragmentStart]
         let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
@@ -60,13 +56,18 @@ public enum Redactor {
 
     /// The user info of `url` (`user:password` of `http://user:password@host/`) as written, if it has one.
     public static func userInfo(of url: String) -> String? {
+        userInfoRange(of: url).map { String(url[$0.start..<$0.at]) }
+    }
+
+    /// Where the user info begins, and its `@`, scanned as bytes: a URL's delimiters are ASCII.
+    private static func userInfoRange(of url: String) -> (start: String.Index, at: String.Index)? {
         guard let start = authorityStart(of: url) else { return nil }
         let utf8 = url.utf8
         let end =
             utf8[start...].firstIndex {
                 $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
             } ?? utf8.endIndex
-        return utf8[start..<end].lastIndex(of: UInt8(ascii: "@")).map { String(url[start..<$0]) }
+        return utf8[start..<end].lastIndex(of: UInt8(ascii: "@")).map { (start, $0) }
     }
 
     /// Standard base64 with padding.

@@ -82,11 +82,14 @@ public struct BatchStop: Sendable, Equatable {
     public var file: String
     /// What it met, without the file's name (`HTTP 401 unauthorized (check --token or UPLOADER_TOKEN)`).
     public var error: String
+    /// The other files would meet it too; false when `--fail-fast` stopped the batch at any failure.
+    public var everyFile: Bool
 
     /// Creates the state.
-    public init(file: String, error: String) {
+    public init(file: String, error: String, everyFile: Bool = true) {
         self.file = file
         self.error = error
+        self.everyFile = everyFile
     }
 }
 

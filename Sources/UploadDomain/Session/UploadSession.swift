@@ -605,7 +605,8 @@ public actor UploadSession {
     private func finishFailed(_ id: Int, error: UploadError, probed: Bool = false, sentBytes: Bool = false) {
         changed.insert(id)
         files[id].error = error
-        let final = stopping || draining
+        // A batch-mate of the failure the batch stopped at, answered after it, ends too.
+        let final = stopping || draining || batchStop != nil
         if !final, planner.renewsRequest(after: error, for: files[id].sendItem) {
             apply(files[id].machine.failed(retryAfter: .zero), to: id)
             return
@@ -641,7 +642,7 @@ public actor UploadSession {
     }
 
     /// - Parameter first: A file back in line after its retry's wait goes to the front: the wait was its turn, and
-    ///   at the back of a long queue a half-second backoff became minutes of "retrying".
+    ///   at the back of a long queue its row would read "retrying" far longer than the wait it was given.
     private func apply(_ action: UploadJob.StateMachine.Action, to id: Int, first: Bool = false) {
         changed.insert(id)
         switch action {
@@ -659,7 +660,11 @@ public actor UploadSession {
                 emit(.failed, id)
                 discardPrepared(id)
                 let everyFile = files[id].error.map(failsEveryFile) ?? false
-                if configuration.failFast || (everyFile && !stopping) { stopBatch(after: id) }
+                if everyFile, !stopping {
+                    stopBatch(after: id)
+                } else if configuration.failFast {
+                    stopBatch(after: id, everyFile: false)
+                }
             case .cancelled:
                 if let stoppedBy = files[id].stoppedBy {
                     // Its own answer may have come meanwhile (the same 401): the stop is why it ends so.
@@ -686,8 +691,10 @@ public actor UploadSession {
                 guard (try? await clock.sleep(for: delay)) != nil else { return }
                 await self?.backoffElapsed(id)
             }
-        case .enqueue where draining:
-            // Back in line after a stop (an interrupted transfer): it would never start.
+        case .enqueue where draining || batchStop != nil:
+            // Back in line after a stop (an interrupted transfer, a batch-mate of the failure the batch stopped at):
+            // it would never start.
+            if let batchStop, files[id].stoppedBy == nil { files[id].stoppedBy = Self.stopCause(batchStop) }
             apply(files[id].machine.cancel(), to: id)
         case .enqueue where preparer != nil && files[id].prepared == nil && !files[id].sentAsIs:
             // A retried file whose prepared copy was removed when it ended.
@@ -705,7 +712,8 @@ public actor UploadSession {
 
     /// Cancels every file not done after `id` failed, each saying so: `R` or `--retry-failed` sends them once the
     /// cause is mended.
-    private func stopBatch(after id: Int) {
+    /// - Parameter everyFile: The failure would meet the other files too; false for `--fail-fast`'s stop.
+    private func stopBatch(after id: Int, everyFile: Bool = true) {
         // A second failure in the same answer (a batch-mate, --fail-fast) is the same stop.
         if batchStop == nil {
             let error = files[id].error
@@ -713,9 +721,10 @@ public actor UploadSession {
             // a raw JSON or XML body would only crowd the line.
             let named = error?.bodyExcerpt.flatMap { $0.first?.isLetter == true ? $0 : nil }
             let excerpt = named.map { " \u{2014} " + String($0.prefix(100)) } ?? ""
-            batchStop = BatchStop(file: files[id].item.relativePath, error: (error?.summary ?? "failed") + excerpt)
+            batchStop = BatchStop(
+                file: files[id].item.relativePath, error: (error?.summary ?? "failed") + excerpt, everyFile: everyFile)
         }
-        let cause = "the batch stopped at \(batchStop?.file ?? files[id].item.relativePath)'s failure"
+        let cause = batchStop.map(Self.stopCause) ?? ""
         stopping = true
         // The files of the request being answered met the same answer: each ends with it, not cancelled.
         for other in files.indices where !files[other].machine.phase.isFinal && !finishing.contains(other) {
@@ -726,6 +735,9 @@ public actor UploadSession {
         stopping = false
         resumeWaitersIfIdle()
     }
+
+    /// What a file the batch stop cancelled says of it.
+    private static func stopCause(_ stop: BatchStop) -> String { "the batch stopped at \(stop.file)'s failure" }
 
     /// A refusal no file of the batch would escape: the batch stops at the first, and the files it cancels are what
     /// `R` and `--retry-failed` send again once the cause is mended.

@@ -273,13 +273,14 @@ public struct ScreenRenderer: Sendable {
             // R sends again the failed and the cancelled files. The run of a replayed screen is over: a new run of the
             // same folder sends them.
             let retry = "uploader-tui \(glyphs.display(source)) \(glyphs.ellipsis) --retry-failed"
-            if let stop = snapshot.batchStop {
+            if let stop = snapshot.batchStop, cancelled > 0 {
                 // What every file would meet, said where the eye goes: the rows only read "cancelled".
                 return ToastText(
                     icon: glyphs.cross,
                     title: "Upload stopped at " + Sanitizer.displayName(stop.file) + ": "
                         + Sanitizer.displayName(stop.error),
-                    subtitle: "The other files would meet it too " + glyphs.dot + " " + counted,
+                    subtitle: (stop.everyFile ? "The other files would meet it too " : "--fail-fast stopped the rest ")
+                        + glyphs.dot + " " + counted,
                     detail: replay
                         ? "Mend it, then run " + retry
                         : "Mend it, then press R to send the files not done " + glyphs.dot + " q quits")

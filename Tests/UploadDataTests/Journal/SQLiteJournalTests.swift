@@ -340,6 +340,33 @@ struct SQLiteJournalTests {
         }
     }
 
+    @Test("forgetDone forgets by destination, under image options too, and by location only on the store's origin")
+    func forgetDone() throws {
+        try withJournalFolder { folder in
+            let path = folder + "/journal.sqlite"
+            let run = try SQLiteJournal.open(path: path, destination: "batch", arguments: "")
+            run.record(doneEntry(journalItem(0), to: "s3://b/p/0.jpg"))
+            run.record(doneEntry(journalItem(1), to: "s3://b/p/1.jpg [2048px]"))
+            // Both answered with the location `up/x`: one on the store deleted from, one elsewhere.
+            run.record(doneEntry(journalItem(2), to: "http://one.test/datasets/a"))
+            run.record(doneEntry(journalItem(3), to: "http://two.test/datasets/a"))
+            run.close(counts: PhaseCounts())
+            let prepared = try SQLiteJournal.prepare(path: path)
+            defer { prepared.release() }
+            let forgotten = try prepared.forgetDone(
+                destinations: ["s3://b/p/0.jpg", "s3://b/p/1.jpg"], locations: ["up/x"],
+                store: "http://one.test/objects/")
+            #expect(forgotten == 3)
+            let left = try prepared.queries.priorOutcomes(
+                of: (0..<4).map { journalItem($0) },
+                destinations: [
+                    "s3://b/p/0.jpg", "s3://b/p/1.jpg [2048px]", "http://one.test/datasets/a",
+                    "http://two.test/datasets/a",
+                ])
+            #expect(left == [3: .done])
+        }
+    }
+
     @Test("the content hash is filled in by close, only for a file still as recorded")
     func contentHash() throws {
         try withJournalFolder { folder in
