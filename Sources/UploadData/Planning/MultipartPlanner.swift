@@ -40,11 +40,8 @@ public struct MultipartPlanner: RequestPlanner {
             body: .multipart(fields: fields, fileField: fileField, files: items))
     }
 
-    /// Every file goes to the one URL with the same credentials: an answer that the URL itself is wrong (404, 405,
-    /// 410), a 401 once any token refresh is spent, or a certificate refused would meet them all.
-    public func failsEveryFile(_ error: UploadError) -> Bool {
-        error.code == .tlsFailed || [401, 404, 405, 410].contains(error.httpStatus)
-    }
+    /// Every file goes to the one URL with the same credentials: a refusal of either would meet them all.
+    public func failsEveryFile(_ error: UploadError) -> Bool { error.refusesTheEndpoint }
 
     public func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
         ResponseResults.split(response, count: items.count, fallbackLocation: { _ in nil })

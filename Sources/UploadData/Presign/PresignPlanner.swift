@@ -57,11 +57,10 @@ public final class PresignPlanner: RequestPlanner {
     /// A ticket request's failure is said as such: the cause starts so.
     private static let ticketRequest = "presign request to "
 
-    /// Every ticket is asked of the one endpoint with the same credentials: its refusal (401 once any token refresh
-    /// is spent, 404, 405, 410, a certificate) would meet every file. A PUT's failure is its own URL's.
+    /// Every ticket is asked of the one endpoint with the same credentials: its refusal would meet every file. A
+    /// PUT's failure is its own URL's.
     public func failsEveryFile(_ error: UploadError) -> Bool {
-        guard error.cause?.hasPrefix(Self.ticketRequest) == true else { return false }
-        return error.code == .tlsFailed || [401, 404, 405, 410].contains(error.httpStatus)
+        error.cause?.hasPrefix(Self.ticketRequest) == true && error.refusesTheEndpoint
     }
 
     /// The media type picks where the API stores a file: a rerun with another one sends the files again.

@@ -77,6 +77,12 @@ public struct UploadError: Error, Sendable, Equatable {
         file != nil && (code == .fileUnreadable || code == .fileChanged)
     }
 
+    /// A refusal of the URL itself (404, 405, 410), of the credentials (a 401 once any token refresh is spent) or of
+    /// the server's certificate: every request to that endpoint would meet it.
+    public var refusesTheEndpoint: Bool {
+        code == .tlsFailed || [401, 404, 405, 410].contains(httpStatus)
+    }
+
     /// The same error, naming a file.
     public func forFile(_ name: String) -> UploadError {
         var copy = self
