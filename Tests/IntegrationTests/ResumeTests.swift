@@ -241,6 +241,14 @@ struct ResumeTests {
         let planned = try ndjson(preview.standardOutput).filter { $0["event"] as? String == "planned" }
         #expect(planned.first { $0["file"] as? String == "done.bin" }?["would_send"] as? Bool == false)
         #expect(planned.first { $0["file"] as? String == "slow.bin" }?["would_send"] as? Bool == true)
+        // The run going on is no run cut off: nothing an earlier run left unfinished.
+        let retry = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--put", server.url("/files/r/"), "--json", "--journal", journal, "--dry-run",
+                "--retry-failed",
+            ])
+        #expect(retry.status == 3, "\(retry.standardOutput)")
         child.signal(SIGKILL)
         _ = await child.wait()
         let after = try await ChildProcess.run(binary, ["history", "--journal", journal])

@@ -41,7 +41,8 @@ public final class JournalQueries: Sendable {
     /// refusal that would meet every file) or cut off by a kill.
     public func unfinishedFiles(destination: String) throws(JournalError) -> UnfinishedFiles {
         do {
-            return try SQLiteJournal.unfinishedFiles(destination: destination, in: queue)
+            // Read beside the run that holds the journal (`openReadOnly`): that run has no end yet, yet was not cut off.
+            return try SQLiteJournal.unfinishedFiles(destination: destination, in: queue, besideRun: ownsQueue)
         } catch {
             throw JournalError.from(error, path: path)
         }

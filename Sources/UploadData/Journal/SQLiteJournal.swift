@@ -238,20 +238,24 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
 
     // MARK: - Queries
 
-    static func unfinishedFiles(destination: String, in queue: DatabaseQueue) throws -> UnfinishedFiles {
-        try queue.read { db in
+    /// - Parameter besideRun: The newest run is going on: its rows and its missing end are left out.
+    static func unfinishedFiles(destination: String, in queue: DatabaseQueue, besideRun: Bool = false) throws
+        -> UnfinishedFiles
+    {
+        let earlier = besideRun ? " AND runs.id < (SELECT MAX(id) FROM runs)" : ""
+        return try queue.read { db in
             func paths(_ phases: String) throws -> Set<String> {
                 Set(
                     try String.fetchAll(
                         db,
                         sql: """
                             SELECT DISTINCT files.path FROM files JOIN runs ON runs.id = files.run_id
-                            WHERE files.phase IN (\(phases)) AND runs.destination = ?
+                            WHERE files.phase IN (\(phases)) AND runs.destination = ?\(earlier)
                             """,
                         arguments: [destination]))
             }
             let cutOff = try Double.fetchOne(
-                db, sql: "SELECT MAX(started_at) FROM runs WHERE destination = ? AND ended_at IS NULL",
+                db, sql: "SELECT MAX(started_at) FROM runs WHERE destination = ? AND ended_at IS NULL" + earlier,
                 arguments: [destination])
             return UnfinishedFiles(
                 listed: try paths("'failed', 'cancelled', 'started'"),
