@@ -320,7 +320,7 @@ public final class RunServer: Sendable {
                 state.withLock { $0.lastRows = nil }
                 // Unwatched, the graph's history needs only a reading a second.
                 if recorded.map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
-                    let sent = await host.snapshot().progress.bytesSent
+                    let sent = await host.snapshot().progress.bytesSentThisRun
                     state.withLock { $0.recordRate(bytesSent: sent, since: started) }
                 }
                 continue

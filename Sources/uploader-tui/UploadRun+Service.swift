@@ -100,7 +100,8 @@ struct ServedRun {
         // Before the record says the run ended, so whoever reads that finds the snapshot too.
         if !record.seen {
             let last = LastScreen(
-                snapshot: WireSnapshot(snapshot), rates: server.finalRates(bytesSent: snapshot.progress.bytesSent),
+                snapshot: WireSnapshot(snapshot),
+                rates: server.finalRates(bytesSent: snapshot.progress.bytesSentThisRun),
                 curlCommands: snapshot.files.map(\.curlCommand))
             try? RunRecord.writeLast(last, id: info.id, in: server.directory)
         }

@@ -377,4 +377,27 @@ struct AppLoopGraphTimeTests {
         let graph = terminal.screen.text.split(separator: "\n").first { $0.contains("peak ") } ?? ""
         #expect(graph.contains("peak 512 KiB/s  now 512 KiB/s"), "\(graph)")
     }
+
+    @Test("the bytes an earlier run sent (an S3 upload continued) are no burst in the graph's first second")
+    func carriedBytes() async {
+        let rate = 512.0 * 1024
+        let script: [(screen: Duration, snapshot: UploadSnapshot)] = (0...30).map { tenth in
+            var snapshot = Fixtures.uploading
+            snapshot.isIdle = false
+            snapshot.elapsed = .milliseconds(Int64(tenth * 100))
+            snapshot.progress.bytesCarried = 64 << 20
+            snapshot.progress.bytesSent = (64 << 20) + Int64(Double(tenth) / 10 * rate)
+            return (.milliseconds(tenth * 100), snapshot)
+        }
+        let clock = ReadingClock()
+        let controller = TimedController(script, clock: clock)
+        let terminal = InMemoryTerminal(size: TerminalSize(cols: 100, rows: 30))
+        terminal.send(Array(repeating: .tick, count: script.count))
+        terminal.finishEvents()
+        _ = await TUIApp.run(
+            controller: controller, terminal: terminal,
+            configuration: TUIConfiguration(source: "pics", destination: "example.com"), clock: clock)
+        let graph = terminal.screen.text.split(separator: "\n").first { $0.contains("peak ") } ?? ""
+        #expect(graph.contains("peak 512 KiB/s"), "\(graph)")
+    }
 }

@@ -82,6 +82,8 @@ public struct BatchProgress: Sendable, Equatable {
     /// Bytes earlier runs sent of the files this one finished (S3 uploads continued from their parts): counted in
     /// `bytesSent`, not in the rate.
     public var bytesCarried: Int64 = 0
+    /// The bytes this run sent: what its rate and graph count.
+    public var bytesSentThisRun: Int64 { bytesSent - bytesCarried }
 
     /// Creates progress figures.
     public init(

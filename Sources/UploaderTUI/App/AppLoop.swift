@@ -145,7 +145,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         self.snapshot = nil
         let fresh = await controller.snapshot()
         self.snapshot = fresh
-        ui.rates.record(bytesSent: fresh.progress.bytesSent, at: readingTime(of: fresh))
+        ui.rates.record(bytesSent: fresh.progress.bytesSentThisRun, at: readingTime(of: fresh))
         return fresh
     }
 
