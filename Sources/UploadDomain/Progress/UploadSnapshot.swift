@@ -137,9 +137,10 @@ public struct FileSnapshot: Sendable, Identifiable, Equatable {
         get { preparationBox?.value }
         set { preparationBox = newValue.map(Boxed.init) }
     }
-    private var resultBox: Boxed<UploadResult>?
-    private var errorBox: Boxed<UploadError>?
-    private var preparationBox: Boxed<Preparation>?
+    // The session hands its own boxes over: a row is rebuilt at every snapshot it changes in.
+    var resultBox: Boxed<UploadResult>?
+    var errorBox: Boxed<UploadError>?
+    var preparationBox: Boxed<Preparation>?
 
     /// Creates a row.
     public init(

@@ -928,12 +928,13 @@ public actor UploadSession {
         default:
             break
         }
-        return FileSnapshot(
+        var row = FileSnapshot(
             id: id, name: file.item.relativePath, path: file.item.path, destination: file.destination,
             curlCommand: file.curlCommand, size: file.sendSize, sent: sent, phase: phase,
             attempt: file.machine.attempt, isPaused: paused,
-            bytesPerSecond: rate, httpStatus: file.result?.httpStatus ?? file.error?.httpStatus, result: file.result,
-            error: file.error, skipReason: phase == .skipped ? file.item.skipReason ?? "already uploaded" : nil,
-            preparation: file.preparation)
+            bytesPerSecond: rate, httpStatus: file.result?.httpStatus ?? file.error?.httpStatus,
+            skipReason: phase == .skipped ? file.item.skipReason ?? "already uploaded" : nil)
+        (row.resultBox, row.errorBox, row.preparationBox) = (file.resultBox, file.errorBox, file.preparationBox)
+        return row
     }
 }
