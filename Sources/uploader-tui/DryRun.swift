@@ -86,13 +86,7 @@ struct DryRun {
         defer { if let prepared { prepared.release() } else { journal.close() } }
         var items = plan.items
         do {
-            if plan.retryFailed {
-                let unfinished = try journal.unfinishedFiles(destination: plan.destination)
-                items = UploadItem.renumbered(items.filter(unfinished.contains))
-                guard !items.isEmpty else {
-                    throw NothingToUpload.nothingToRetry(destination: plan.destination, leftOut: plan.leftOut)
-                }
-            }
+            if plan.retryFailed { items = try plan.unfinishedItems(in: journal) }
             let prior = try journal.priorOutcomes(
                 of: items, destinations: items.map { plan.imageOptions.journalDestination(journalDestination(of: $0)) })
             return (items, prior)

@@ -8,12 +8,6 @@ struct NothingToUpload: Error, CustomStringConvertible {
     /// The folders' entries the scan left out, which NDJSON still accounts for.
     var leftOut: [LeftOutEntry] = []
 
-    /// `--retry-failed` found every file of the folder done at `destination`, or never tried there.
-    static func nothingToRetry(destination: String, leftOut: [LeftOutEntry]) -> NothingToUpload {
-        NothingToUpload(
-            description: "no file failed or was left unfinished by an earlier run to \(destination)", leftOut: leftOut)
-    }
-
     /// With `--json`, what every run writes on stdout, though nothing is sent: the entries left out and a summary
     /// with the exit code (with `--dry-run`, the dry run's summary), so a script reads why from NDJSON alone.
     func writeNDJSON(for upload: UploadCommand, exitCode: Int32) async {

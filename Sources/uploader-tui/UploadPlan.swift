@@ -419,3 +419,24 @@ extension UploadCommand {
         return clashes.isEmpty ? nil : clashes.joined(separator: "\nuploader-tui: ")
     }
 }
+
+extension UploadPlan {
+    /// The files `--retry-failed` takes: those earlier runs to the destination did not finish, asked before a run
+    /// begins, so one with nothing to send leaves no entry in `history`.
+    /// - Throws: `UsageError` when the journal cannot say; `NothingToUpload` when no file is left.
+    func unfinishedItems(in journal: JournalQueries) throws -> [UploadItem] {
+        let unfinished: UnfinishedFiles
+        do {
+            unfinished = try journal.unfinishedFiles(destination: destination)
+        } catch {
+            throw UsageError(description: error.description)
+        }
+        let taken = UploadItem.renumbered(items.filter(unfinished.contains))
+        guard !taken.isEmpty else {
+            throw NothingToUpload(
+                description: "no file failed or was left unfinished by an earlier run to \(destination)",
+                leftOut: leftOut)
+        }
+        return taken
+    }
+}

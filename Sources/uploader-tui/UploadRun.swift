@@ -34,18 +34,11 @@ struct UploadRun {
         if prepared == nil { prepared = try prepareJournal() }
         var items = plan.items
         if plan.retryFailed, let prepared {
-            // Asked before the run begins: a run that has nothing to send leaves no entry in `history`.
-            let unfinished: UnfinishedFiles
             do {
-                unfinished = try prepared.queries.unfinishedFiles(destination: plan.destination)
+                items = try plan.unfinishedItems(in: prepared.queries)
             } catch {
                 prepared.release()
-                throw UsageError(description: error.description)
-            }
-            items = UploadItem.renumbered(items.filter(unfinished.contains))
-            guard !items.isEmpty else {
-                prepared.release()
-                throw NothingToUpload.nothingToRetry(destination: plan.destination, leftOut: plan.leftOut)
+                throw error
             }
         }
         let journal = try prepared.map(begin)
