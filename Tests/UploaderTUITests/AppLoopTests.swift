@@ -348,6 +348,19 @@ private final class TimedController: UploadController {
 
 @Suite("AppLoop graph time")
 struct AppLoopGraphTimeTests {
+    /// The graph's row once the screen has read `script`'s snapshots, a tick each, at their screen times.
+    func graphLine(after script: [(screen: Duration, snapshot: UploadSnapshot)]) async -> String {
+        let clock = ReadingClock()
+        let controller = TimedController(script, clock: clock)
+        let terminal = InMemoryTerminal(size: TerminalSize(cols: 100, rows: 30))
+        terminal.send(Array(repeating: .tick, count: script.count))
+        terminal.finishEvents()
+        _ = await TUIApp.run(
+            controller: controller, terminal: terminal,
+            configuration: TUIConfiguration(source: "pics", destination: "example.com"), clock: clock)
+        return String(terminal.screen.text.split(separator: "\n").first { $0.contains("peak ") } ?? "")
+    }
+
     @Test("snapshots read late in a burst (a screen back from Ctrl-Z) land in the seconds the run took them")
     func lateSnapshots() async {
         let rate = 512.0 * 1024
@@ -366,15 +379,7 @@ struct AppLoopGraphTimeTests {
         script.append((.milliseconds(7000), taken(at: 3.1)))
         script.append((.milliseconds(7033), taken(at: 7.0)))
         script += (71...95).map { (.milliseconds($0 * 100), taken(at: Double($0) / 10 - 0.05)) }
-        let clock = ReadingClock()
-        let controller = TimedController(script, clock: clock)
-        let terminal = InMemoryTerminal(size: TerminalSize(cols: 100, rows: 30))
-        terminal.send(Array(repeating: .tick, count: script.count))
-        terminal.finishEvents()
-        _ = await TUIApp.run(
-            controller: controller, terminal: terminal,
-            configuration: TUIConfiguration(source: "pics", destination: "example.com"), clock: clock)
-        let graph = terminal.screen.text.split(separator: "\n").first { $0.contains("peak ") } ?? ""
+        let graph = await graphLine(after: script)
         #expect(graph.contains("peak 512 KiB/s  now 512 KiB/s"), "\(graph)")
     }
 
@@ -389,15 +394,7 @@ struct AppLoopGraphTimeTests {
             snapshot.progress.bytesSent = (64 << 20) + Int64(Double(tenth) / 10 * rate)
             return (.milliseconds(tenth * 100), snapshot)
         }
-        let clock = ReadingClock()
-        let controller = TimedController(script, clock: clock)
-        let terminal = InMemoryTerminal(size: TerminalSize(cols: 100, rows: 30))
-        terminal.send(Array(repeating: .tick, count: script.count))
-        terminal.finishEvents()
-        _ = await TUIApp.run(
-            controller: controller, terminal: terminal,
-            configuration: TUIConfiguration(source: "pics", destination: "example.com"), clock: clock)
-        let graph = terminal.screen.text.split(separator: "\n").first { $0.contains("peak ") } ?? ""
+        let graph = await graphLine(after: script)
         #expect(graph.contains("peak 512 KiB/s"), "\(graph)")
     }
 }
