@@ -468,13 +468,19 @@ public actor UploadSession {
             emit(.started, id)
         }
         let executor = taskExecutor
+        let probed = outage != nil
+        // Only a probe's first byte is news (the server is back): no hop for every other request.
+        var onSending: @Sendable () -> Void = {}
+        if probed {
+            onSending = { [weak self] in
+                Task(executorPreference: executor) { await self?.sending(requestID: requestID) }
+            }
+        }
         let probe = TransferProbe(
             onAllSent: { [weak self] in
                 Task(executorPreference: executor) { await self?.allSent(requestID: requestID) }
             },
-            onSending: { [weak self] in
-                Task(executorPreference: executor) { await self?.sending(requestID: requestID) }
-            })
+            onSending: onSending)
         var offsets: [Int64] = []
         var payload: Int64 = 0
         for item in items {
@@ -506,7 +512,7 @@ public actor UploadSession {
             await self?.requestFinished(requestID: requestID, outcome: outcome, checks: checks)
         }
         running[requestID] = RunningRequest(
-            task: task, fileIDs: ids, probe: probe, offsets: offsets, payload: payload, probed: outage != nil)
+            task: task, fileIDs: ids, probe: probe, offsets: offsets, payload: payload, probed: probed)
     }
 
     private func allSent(requestID: Int) {
