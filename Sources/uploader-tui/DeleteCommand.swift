@@ -99,7 +99,8 @@ struct DeleteCommand: ParsableCommand {
             return true
         }
         do {
-            let prepared = try SQLiteJournal.prepare(path: path)
+            // Forgetting spans destinations: no run may share the journal meanwhile.
+            let prepared = try SQLiteJournal.prepare(path: path, destination: nil)
             defer { prepared.release() }
             let forgotten = try prepared.forgetDone(
                 destinations: places.map(\.destination), locations: places.flatMap(\.locations), store: from)

@@ -37,14 +37,19 @@ struct HistoryCommand: ParsableCommand {
         }
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        // Only the newest run can still be going, and only while one holds the journal.
-        let running = runs.first.flatMap { $0.endedAt == nil && SQLiteJournal.isInUse(path: path) ? $0.id : nil }
+        // Only the newest run to a destination can still be going, and only while it holds that destination.
+        var newest = Set<String>()
+        let running = Set(
+            runs.filter {
+                newest.insert($0.destination).inserted && $0.endedAt == nil
+                    && SQLiteJournal.isInUse(path: path, destination: $0.destination)
+            }.map(\.id))
         for run in runs {
             let counts = run.counts
             var line = "run \(run.id)  \(formatter.string(from: run.startedAt))  "
             line +=
                 "\(counts.done) done, \(counts.failed) failed, \(counts.cancelled) cancelled, \(counts.skipped) skipped"
-            if run.endedAt == nil { line += run.id == running ? "  (running)" : "  (did not finish)" }
+            if run.endedAt == nil { line += running.contains(run.id) ? "  (running)" : "  (did not finish)" }
             print(line)
             print("  " + Sanitizer.displayName(run.arguments))
             for failure in run.failures {

@@ -11,7 +11,7 @@ import UploadData
 /// the main thread kept the other core busy, waited to be scheduled.
 final class JournalOpening: Sendable {
     private enum Request {
-        case open(path: String)
+        case open(path: String, destination: String)
         case none
     }
 
@@ -28,15 +28,15 @@ final class JournalOpening: Sendable {
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             first()
             requested.wait()
-            guard case .open(let path)? = request.withLock({ $0 }), claim() else { return }
-            outcome.withLock { $0 = Self.prepare(path) }
+            guard case .open(let path, let destination)? = request.withLock({ $0 }), claim() else { return }
+            outcome.withLock { $0 = Self.prepare(path, destination: destination) }
             done.signal()
         }
     }
 
-    /// The journal is at `path`.
-    func open(path: String) {
-        request.withLock { $0 = .open(path: path) }
+    /// The journal is at `path`, for a run to `destination`.
+    func open(path: String, destination: String) {
+        request.withLock { $0 = .open(path: path, destination: destination) }
         requested.signal()
     }
 
@@ -52,10 +52,10 @@ final class JournalOpening: Sendable {
     /// The journal locked, checked and migrated: prepared here unless the start-up thread has begun to.
     /// - Throws: `JournalError` for a journal that cannot be used.
     func prepared() throws(JournalError) -> PreparedJournal {
-        guard case .open(let path)? = request.withLock({ $0 }) else {
+        guard case .open(let path, let destination)? = request.withLock({ $0 }) else {
             preconditionFailure("Invalid state: the journal is prepared before its path is given")
         }
-        if claim() { return try Self.prepare(path).get() }
+        if claim() { return try Self.prepare(path, destination: destination).get() }
         done.wait()
         return try outcome.withLock { $0! }.get()
     }
@@ -71,7 +71,7 @@ final class JournalOpening: Sendable {
         !claimed.exchange(true, ordering: .acquiringAndReleasing)
     }
 
-    private static func prepare(_ path: String) -> Result<PreparedJournal, JournalError> {
-        Result { () throws(JournalError) in try SQLiteJournal.prepare(path: path) }
+    private static func prepare(_ path: String, destination: String) -> Result<PreparedJournal, JournalError> {
+        Result { () throws(JournalError) in try SQLiteJournal.prepare(path: path, destination: destination) }
     }
 }

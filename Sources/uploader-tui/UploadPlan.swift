@@ -248,7 +248,7 @@ extension UploadCommand {
         let resultsTarget = try results.map(ResultsFile.target(for:))
         let journalOpening: JournalOpening?
         if let journalPath {
-            opening.open(path: journalPath)
+            opening.open(path: journalPath, destination: Self.shown(target, destination))
             journalOpening = opening
         } else {
             opening.skip()

@@ -216,7 +216,11 @@ struct ResumeTests {
         await server.stop()
     }
 
-    @Test("history says a run still going is running, and one killed did not finish; a dry run reads it meanwhile")
+    @Test(
+        """
+        history says a run still going is running, and one killed did not finish; a dry run reads it meanwhile, \
+        and a run to another destination shares the journal
+        """)
     func historyOfARunningRun() async throws {
         let server = try await ServerFixture.start()
         let folder = try TestFolder("history-running")
@@ -228,12 +232,20 @@ struct ResumeTests {
         try folder.write("slow.bin", size: 400_000, seed: 3)
         let child = try ChildProcess.start(
             binary,
-            [folder.path, "--put", server.url("/files/r/"), "--json", "--journal", journal, "--bwlimit", "100K"])
+            [folder.path, "--put", server.url("/files/r/"), "--json", "--journal", journal, "--bwlimit", "20K"])
         try await waitUntil("the upload's start") {
             (try? ndjson(child.standardOutputSoFar))?.contains { $0["event"] as? String == "started" } == true
         }
+        // A run to another destination shares the journal meanwhile, and is the newest run when the rest reads it.
+        let other = try await ChildProcess.run(
+            binary, [folder.path, "--put", server.url("/files/s/"), "--no-tui", "--journal", journal])
+        #expect(other.status == 0, "\(other.standardError)")
+        #expect(FileManager.default.fileExists(atPath: server.root.path + "/files/s/slow.bin"))
         let during = try await ChildProcess.run(binary, ["history", "--journal", journal])
-        #expect(during.standardOutput.contains("(running)"), "\(during.standardOutput)")
+        let runLines = during.standardOutput.split(separator: "\n").filter { $0.hasPrefix("run ") }
+        #expect(runLines.count == 3, "\(during.standardOutput)")
+        #expect(runLines.first?.hasSuffix("2 done, 0 failed, 0 cancelled, 0 skipped") == true, "\(runLines)")
+        #expect(runLines.dropFirst().first?.hasSuffix("(running)") == true, "\(runLines)")
         // A dry run records nothing: it reads the journal beside the run that holds it.
         let preview = try await ChildProcess.run(
             binary, [folder.path, "--put", server.url("/files/r/"), "--json", "--journal", journal, "--dry-run"])

@@ -1,44 +1,93 @@
 import Foundation
 import UploadDomain
 
-/// An exclusive `flock` on `PATH.lock`, held for the life of a journal, so two runs never write one journal.
+/// The locks that let runs share one journal: each run holds the journal shared and its destination exclusively, so
+/// runs to different destinations go on side by side while a second run to one destination is refused (two runs
+/// would send the same files twice); `delete`, which forgets records across destinations, holds it exclusively.
 ///
-/// A sibling file, taken before the database exists; the lock file is never removed: removing it would let a third
-/// process lock a fresh file while a second still holds the old one. Once the database exists it is locked too
-/// (`lockDatabase`), as a hard link to it has a lock file of its own. That descriptor stays open until SQLite has
-/// closed the database: closing any descriptor of a file drops the process's POSIX locks on it, SQLite's included.
+/// The journal is held through `flock` on a sibling `PATH.lock`, taken before the database exists; the lock file is
+/// never removed: removing it would let a third process lock a fresh file while a second still holds the old one.
+/// Once the database exists it is locked the same way (`lockDatabase`), as a hard link to it has a lock file of its
+/// own, and a destination is an open-file-description lock on one byte of the database far above SQLite's own
+/// (`claim(destination:)`). That descriptor stays open until SQLite has closed the database: closing any descriptor
+/// of a file drops the process's POSIX locks on it, SQLite's included.
 struct JournalLock: ~Copyable {
     private let descriptor: Int32
     private var databaseDescriptor: Int32 = -1
+    private let exclusive: Bool
+    /// The byte `claim(destination:)` locked.
+    private var claimed: Int?
 
-    /// Creates `PATH.lock` (0600) when needed and takes the lock without waiting.
+    /// Creates `PATH.lock` (0600) when needed and takes the lock; a shared lock waits up to 2 s for a `delete`.
     ///
-    /// - Throws: `.locked` when another open file description holds it, `.notWritable` when it cannot be created.
-    init(journalPath path: String) throws(JournalError) {
+    /// - Parameter exclusive: No run may share the journal meanwhile (`delete`).
+    /// - Throws: `.locked` when another holder keeps it, `.notWritable` when it cannot be created.
+    init(journalPath path: String, exclusive: Bool) throws(JournalError) {
         let lockPath = path + ".lock"
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw .system(.notWritable, path: path, doing: "cannot create \(lockPath)", errno: errno)
         }
-        descriptor = try Self.locked(
-            fd, journal: path, naming: lockPath, held: "in use by another running uploader-tui")
+        let locked = try Self.locked(
+            fd, exclusive: exclusive, journal: path, naming: lockPath, held: Self.held(exclusive))
+        descriptor = locked
+        self.exclusive = exclusive
     }
 
-    /// Locks the database file itself, by its inode, whatever name reached it.
-    /// - Throws: `.locked` when another run holds it through another name (a hard link).
+    /// Locks the database file itself, by its inode, whatever name reached it, as the lock file is locked.
+    /// - Throws: `.locked` when another holder keeps it through another name (a hard link).
     mutating func lockDatabase(_ path: String) throws(JournalError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw .system(.notWritable, path: path, doing: "cannot open it", errno: errno) }
         databaseDescriptor = try Self.locked(
-            fd, journal: path, naming: "it", held: "in use by another running uploader-tui (another name)")
+            fd, exclusive: exclusive, journal: path, naming: "it", held: Self.held(exclusive) + " (another name)")
     }
 
-    /// `fd` locked exclusively without waiting; closed when the lock is not had.
-    private static func locked(
-        _ fd: Int32, journal path: String, naming name: String, held: String
-    ) throws(JournalError) -> Int32 {
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+    /// Holds `destination` for this run, without waiting; after `lockDatabase`.
+    /// - Throws: `.locked` when another run uploads to it.
+    mutating func claim(destination: String, journal path: String) throws(JournalError) {
+        var range = Self.byte(at: Self.offset(of: destination), type: F_WRLCK)
+        guard fcntl(databaseDescriptor, Self.setLock, &range) == 0 else {
             let number = errno
+            if number == EAGAIN || number == EACCES {
+                throw JournalError(
+                    .locked, path: path, reason: "in use by another running uploader-tui to \(destination)")
+            }
+            throw .system(.notWritable, path: path, doing: "cannot lock its destination", errno: number)
+        }
+        claimed = range.l_start
+    }
+
+    /// Runs `body` while no other holder runs its own: the schema's check and migration, which two runs opening a new
+    /// journal at once would each apply. After `lockDatabase`.
+    func serialized<T>(_ body: () throws -> T) rethrows -> T {
+        var range = Self.byte(at: Self.setUpByte, type: F_WRLCK)
+        while fcntl(databaseDescriptor, Self.setLockWaiting, &range) != 0, errno == EINTR {}
+        defer {
+            range.l_type = Int16(F_UNLCK)
+            _ = fcntl(databaseDescriptor, Self.setLock, &range)
+        }
+        return try body()
+    }
+
+    /// Whether no other process shares the journal now; the shared lock is given up in asking.
+    func isSoleHolder() -> Bool {
+        flock(descriptor, LOCK_EX | LOCK_NB) == 0
+    }
+
+    /// `fd` locked without waiting (a shared lock retries for 2 s); closed when the lock is not had.
+    private static func locked(
+        _ fd: Int32, exclusive: Bool, journal path: String, naming name: String, held: String
+    ) throws(JournalError) -> Int32 {
+        // A delete holds the journal exclusively for the moment it forgets its records.
+        var attempts = exclusive ? 1 : 200
+        while flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 {
+            let number = errno
+            attempts -= 1
+            if number == EWOULDBLOCK, attempts > 0 {
+                usleep(10_000)
+                continue
+            }
             close(fd)
             if number == EWOULDBLOCK { throw JournalError(.locked, path: path, reason: held) }
             throw .system(.notWritable, path: path, doing: "cannot lock \(name)", errno: number)
@@ -46,22 +95,53 @@ struct JournalLock: ~Copyable {
         return fd
     }
 
-    /// Whether a run holds the journal at `path` now (for `history`, which only reads). The test takes the lock
-    /// shared for an instant, which a run starting in that instant would find taken.
-    static func isHeld(journalPath path: String) -> Bool {
-        let fd = open(path + ".lock", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
-        flock(fd, LOCK_UN)
-        return false
+    private static func held(_ exclusive: Bool) -> String {
+        exclusive ? "in use by another running uploader-tui" : "in use by another uploader-tui (a delete)"
     }
 
-    /// Releases the lock when the owner lets go of it.
+    /// Whether a run uploads to `destination` through the journal at `path` now (for `history`, which only reads).
+    static func isHeld(journalPath path: String, destination: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var range = Self.byte(at: Self.offset(of: destination), type: F_WRLCK)
+        return fcntl(fd, getLock, &range) == 0 && range.l_type != Int16(F_UNLCK)
+    }
+
+    /// Linux's open-file-description locks (`F_OFD_GETLK`, `F_OFD_SETLK`, `F_OFD_SETLKW`), which Glibc's module
+    /// leaves out: unlike POSIX record locks they are not dropped when SQLite closes another descriptor of the file,
+    /// and two descriptors of one process conflict, as two runs' do.
+    private static let getLock: Int32 = 36
+    private static let setLock: Int32 = 37
+    private static let setLockWaiting: Int32 = 38
+    /// The bytes locked are at 2 TiB and up, far from those near 1 GiB SQLite locks.
+    private static let setUpByte = 1 << 41
+
+    /// The byte that stands for `destination`: FNV-1a of its UTF-8, so every process finds the same one.
+    private static func offset(of destination: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in destination.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return setUpByte + 1 + Int(hash & ((1 << 40) - 1))
+    }
+
+    private static func byte(at offset: Int, type: Int32) -> flock {
+        var range = flock()
+        range.l_type = Int16(type)
+        range.l_whence = Int16(SEEK_SET)
+        range.l_start = offset
+        range.l_len = 1
+        return range
+    }
+
+    /// Releases the locks when the owner lets go of them.
     deinit {
         // Unlocked before closed: a child forked meanwhile (a test's, a --token-command's) shares the descriptions
         // until it execs, and a close alone would leave the lock held for that while.
         if databaseDescriptor >= 0 {
+            if let claimed {
+                var range = Self.byte(at: claimed, type: F_UNLCK)
+                _ = fcntl(databaseDescriptor, Self.setLock, &range)
+            }
             flock(databaseDescriptor, LOCK_UN)
             close(databaseDescriptor)
         }

@@ -44,9 +44,9 @@ public struct RunSummary: Sendable, Equatable {
 }
 
 extension SQLiteJournal {
-    /// Whether a run is writing the journal at `path` now.
-    public static func isInUse(path: String) -> Bool {
-        JournalLock.isHeld(journalPath: JournalFiles.resolved(path))
+    /// Whether a run to `destination` is writing the journal at `path` now.
+    public static func isInUse(path: String, destination: String) -> Bool {
+        JournalLock.isHeld(journalPath: JournalFiles.resolved(path), destination: destination)
     }
 
     /// Where the journal lives unless `--journal` says otherwise, following the XDG base directory spec.

@@ -3,7 +3,7 @@ import GRDB
 import Synchronization
 import UploadDomain
 
-/// The journal in an SQLite file (WAL mode), held exclusively through a sibling lock file for one run.
+/// The journal in an SQLite file (WAL mode), which runs to different destinations share (`JournalLock`).
 ///
 /// Records go through `JournalWriter`, which commits them in batches on its own thread; queries run on the
 /// caller's thread after a flush, so they see everything recorded before them.
@@ -43,40 +43,47 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     public static func open(path: String, destination: String, arguments: String) throws(JournalError)
         -> SQLiteJournal
     {
-        try prepare(path: path).begin(destination: destination, arguments: arguments)
+        try prepare(path: path, destination: destination).begin(destination: destination, arguments: arguments)
     }
 
     /// Locks, checks and migrates the journal at `path` (creating it when missing) without starting a run: the
     /// part of opening that can go on while the files are scanned, and that a failed scan leaves without a run.
     ///
+    /// - Parameter destination: The run's destination, held against other runs to it; nil holds the whole journal,
+    ///   with no run beside (`delete`).
     /// - Throws: `JournalError`; a file that is not a journal is left untouched.
-    public static func prepare(path given: String) throws(JournalError) -> PreparedJournal {
+    public static func prepare(path given: String, destination: String?) throws(JournalError) -> PreparedJournal {
         let path = JournalFiles.resolved(given)
         try JournalFiles.checkIsFile(path)
         try JournalFiles.makeParentFolders(of: path)
-        var lock = try JournalLock(journalPath: path)
+        var lock = try JournalLock(journalPath: path, exclusive: destination == nil)
         let created = try JournalFiles.createIfMissing(path)
         try lock.lockDatabase(path)
+        if let destination { try lock.claim(destination: destination, journal: path) }
         do {
-            var configuration = Configuration()
-            configuration.label = "uploader-tui journal"
-            // Another connection (a `history` reader) may hold a lock for a moment, e.g. while recovering the WAL.
-            configuration.busyMode = .timeout(5)
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.writeWithoutTransaction { db in
-                try JournalSchema.check(db, path: path)
-                // With WAL, NORMAL never corrupts: a power cut can only roll back the last commits (no fsync each).
-                // A new, empty file gets no fsync at all until its schema and first run exist: switching it to WAL
-                // goes through a rollback journal and cost five syncs before the first upload. A power cut in
-                // those milliseconds leaves a new file the next run refuses by name, never a damaged old journal.
-                try db.execute(sql: created ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
-                let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
-                guard mode == "wal" else {
-                    throw JournalError(
-                        .notWritable, path: path, reason: "cannot switch it to WAL mode (it stays \(mode ?? "?"))")
+            let queue = try lock.serialized { () throws -> DatabaseQueue in
+                var configuration = Configuration()
+                configuration.label = "uploader-tui journal"
+                // Another run, or a `history` reader, may hold a lock for a moment: a commit, the WAL's recovery.
+                configuration.busyMode = .timeout(5)
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try queue.writeWithoutTransaction { db in
+                    try JournalSchema.check(db, path: path)
+                    // With WAL, NORMAL never corrupts: a power cut can only roll back the last commits (no fsync
+                    // each). A new, empty file gets no fsync at all until its schema and first run exist: switching it
+                    // to WAL goes through a rollback journal and cost five syncs before the first upload. A power cut
+                    // in those milliseconds leaves a new file the next run refuses by name, never a damaged old
+                    // journal.
+                    try db.execute(sql: created ? "PRAGMA synchronous = OFF" : "PRAGMA synchronous = NORMAL")
+                    let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+                    guard mode == "wal" else {
+                        throw JournalError(
+                            .notWritable, path: path, reason: "cannot switch it to WAL mode (it stays \(mode ?? "?"))")
+                    }
                 }
+                try JournalSchema.migrator.migrate(queue)
+                return queue
             }
-            try JournalSchema.migrator.migrate(queue)
             return PreparedJournal(path: path, queue: queue, created: created, lock: lock)
         } catch {
             throw JournalError.from(error, path: path)
@@ -238,11 +245,14 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
 
     // MARK: - Queries
 
-    /// - Parameter besideRun: The newest run is going on: its rows and its missing end are left out.
+    /// - Parameter besideRun: The newest run to `destination` is going on: its rows and its missing end are left out.
     static func unfinishedFiles(destination: String, in queue: DatabaseQueue, besideRun: Bool = false) throws
         -> UnfinishedFiles
     {
-        let earlier = besideRun ? " AND runs.id < (SELECT MAX(id) FROM runs)" : ""
+        let earlier =
+            besideRun
+            ? " AND runs.id < (SELECT MAX(newest.id) FROM runs AS newest WHERE newest.destination = runs.destination)"
+            : ""
         return try queue.read { db in
             func paths(_ phases: String) throws -> Set<String> {
                 Set(
@@ -424,13 +434,15 @@ public final class PreparedJournal: Sendable {
     }
 
     /// Closes the file without a run (the scan that went with it failed) and releases the lock. A journal this
-    /// call's `prepare` created is removed again, so a failed command leaves none behind (the lock file stays,
-    /// as it always does).
+    /// call's `prepare` created is removed again, unless another run has opened it meanwhile, so a failed command
+    /// leaves none behind (the lock file stays, as it always does).
     public func release() {
         try? queue.close()
-        if created {
-            for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        lock.withLock { lock in
+            if created, lock?.isSoleHolder() == true {
+                for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+            }
+            lock = nil
         }
-        lock.withLock { $0 = nil }
     }
 }

@@ -59,15 +59,16 @@ struct SQLiteJournalTests {
     func preparedThenReleased() throws {
         try withJournalFolder { folder in
             let path = folder + "/j.sqlite"
-            let fresh = try SQLiteJournal.prepare(path: path)
-            // Prepared, it holds the lock: a second run cannot have the file.
-            #expect(throws: JournalError.self) { try SQLiteJournal.prepare(path: path) }
+            let fresh = try SQLiteJournal.prepare(path: path, destination: destination)
+            // Prepared, it holds its destination: a second run to it cannot have the file.
+            #expect(throws: JournalError.self) { try SQLiteJournal.prepare(path: path, destination: destination) }
             fresh.release()
             #expect(!FileManager.default.fileExists(atPath: path))
 
-            let journal = try SQLiteJournal.prepare(path: path).begin(destination: destination, arguments: "a -> b")
+            let journal = try SQLiteJournal.prepare(path: path, destination: destination).begin(
+                destination: destination, arguments: "a -> b")
             journal.close(counts: PhaseCounts())
-            try SQLiteJournal.prepare(path: path).release()
+            try SQLiteJournal.prepare(path: path, destination: destination).release()
             #expect(try SQLiteJournal.history(path: path, limit: 10).count == 1)
         }
     }
@@ -208,11 +209,49 @@ struct SQLiteJournalTests {
                 try SQLiteJournal.open(path: path, destination: destination, arguments: "")
             }
             #expect(error?.code == .locked)
-            #expect(error?.description.hasPrefix("journal \(path): in use by another running uploader-tui;") == true)
+            #expect(error?.description.hasPrefix("journal \(path): in use by another running uploader-tui to ") == true)
             first.close(counts: PhaseCounts())
             first.close(counts: PhaseCounts())
             let second = try SQLiteJournal.open(path: path, destination: destination, arguments: "")
             second.close(counts: PhaseCounts())
+        }
+    }
+
+    @Test(
+        """
+        runs to different destinations share the journal, each holding its own; a delete (the whole journal) waits \
+        for none of them, and a journal made by a run that gave up is kept while another uses it
+        """)
+    func sharedByDestinations() throws {
+        try withJournalFolder { folder in
+            let path = folder + "/journal.sqlite"
+            let elsewhere = "https://other.test/up"
+            let made = try SQLiteJournal.prepare(path: path, destination: destination)
+            let other = try SQLiteJournal.open(path: path, destination: elsewhere, arguments: "")
+            // The run that made the file gives up (its scan failed): the other run's journal stays.
+            made.release()
+            #expect(FileManager.default.fileExists(atPath: path))
+            let first = try SQLiteJournal.open(path: path, destination: destination, arguments: "")
+            #expect(SQLiteJournal.isInUse(path: path, destination: destination))
+            #expect(SQLiteJournal.isInUse(path: path, destination: elsewhere))
+            #expect(!SQLiteJournal.isInUse(path: path, destination: "https://third.test/"))
+            let second = #expect(throws: JournalError.self) {
+                try SQLiteJournal.prepare(path: path, destination: destination)
+            }
+            #expect(
+                second?.description
+                    == "journal \(path): in use by another running uploader-tui to \(destination); wait for the other "
+                    + "run to finish, or pass --journal PATH or --no-resume")
+            #expect(throws: JournalError.self) { try SQLiteJournal.prepare(path: path, destination: nil) }
+            first.record(doneEntry(journalItem(0), to: destination))
+            other.record(doneEntry(journalItem(1), to: elsewhere))
+            first.close(counts: PhaseCounts([.done]))
+            #expect(!SQLiteJournal.isInUse(path: path, destination: destination))
+            other.close(counts: PhaseCounts([.done]))
+            let runs = try SQLiteJournal.history(path: path, limit: 5)
+            #expect(runs.map(\.destination) == [destination, elsewhere])
+            #expect(runs.allSatisfy { $0.endedAt != nil && $0.counts.done == 1 })
+            try SQLiteJournal.prepare(path: path, destination: nil).release()
         }
     }
 
@@ -311,7 +350,7 @@ struct SQLiteJournalTests {
             elsewhere.close(counts: PhaseCounts())
 
             // Read before the retry's run begins, as `--retry-failed` reads them.
-            let prepared = try SQLiteJournal.prepare(path: path)
+            let prepared = try SQLiteJournal.prepare(path: path, destination: destination)
             #expect(
                 try prepared.queries.unfinishedFiles(destination: destination)
                     == UnfinishedFiles(listed: ["/photos/1.jpg", "/photos/2.jpg", "/photos/4.jpg", "/photos/5.jpg"]))
@@ -320,7 +359,7 @@ struct SQLiteJournalTests {
             retry.record(doneEntry(journalItem(4), to: destination))
             retry.record(doneEntry(journalItem(5), to: destination))
             retry.close(counts: PhaseCounts())
-            let again = try SQLiteJournal.prepare(path: path)
+            let again = try SQLiteJournal.prepare(path: path, destination: destination)
             #expect(
                 try again.queries.unfinishedFiles(destination: destination)
                     == UnfinishedFiles(listed: ["/photos/1.jpg"]))
@@ -330,7 +369,7 @@ struct SQLiteJournalTests {
                 killed.record(doneEntry(journalItem(6), to: destination))
                 killed.flush()
             }
-            let reopened = try SQLiteJournal.prepare(path: path)
+            let reopened = try SQLiteJournal.prepare(path: path, destination: destination)
             defer { reopened.release() }
             let afterKill = try reopened.queries.unfinishedFiles(destination: destination)
             #expect(afterKill.contains(journalItem(9)) && afterKill.contains(journalItem(1)))
@@ -351,7 +390,7 @@ struct SQLiteJournalTests {
             run.record(doneEntry(journalItem(2), to: "http://one.test/datasets/a"))
             run.record(doneEntry(journalItem(3), to: "http://two.test/datasets/a"))
             run.close(counts: PhaseCounts())
-            let prepared = try SQLiteJournal.prepare(path: path)
+            let prepared = try SQLiteJournal.prepare(path: path, destination: nil)
             defer { prepared.release() }
             let forgotten = try prepared.forgetDone(
                 destinations: ["s3://b/p/0.jpg", "s3://b/p/1.jpg"], locations: ["up/x"],
