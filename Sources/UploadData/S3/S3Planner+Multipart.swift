@@ -33,7 +33,8 @@ struct MultipartUpload {
             let upload = earlier.remove(at: usable)
             await abandon(earlier)
             do {
-                return try await finish(upload.uploadID, algorithm: algorithm, finished: upload.parts)
+                let parts = try await unchanged(upload.parts, algorithm: algorithm)
+                return try await finish(upload.uploadID, algorithm: algorithm, finished: parts)
             } catch let error as UploadError where error.httpStatus == 404 {
                 // The upload expired or was aborted elsewhere (NoSuchUpload): start over.
                 planner.checkpoints?.uploadEnded(upload.uploadID)
@@ -87,6 +88,25 @@ struct MultipartUpload {
             if await abort(uploadID) { planner.checkpoints?.uploadEnded(uploadID) }
             throw error
         }
+    }
+
+    /// The finished parts whose bytes on disk still have the checksum they were sent with; the others are sent again.
+    /// A file rewritten since with its size and mtime put back (`cp -p`, `rsync -t`, a restored copy) passes the
+    /// journal's check, and its old parts would complete into an object of old bytes and new. Reading the parts
+    /// again costs a fraction of sending them; one sent without a checksum is sent again.
+    private func unchanged(
+        _ parts: [Int: FinishedPart], algorithm: S3ChecksumAlgorithm
+    ) async throws -> [Int: FinishedPart] {
+        let ranges = planner.partRanges(of: item)
+        var kept: [Int: FinishedPart] = [:]
+        for (number, part) in parts where (1...ranges.count).contains(number) {
+            guard let checksum = part.checksum else { continue }
+            let (offset, length) = ranges[number - 1]
+            let digest = try await PayloadDigest.computed(
+                item, offset: offset, length: length, algorithm: algorithm, signed: false)
+            if digest.base64 == checksum { kept[number] = part }
+        }
+        return kept
     }
 
     static func isInterruption(_ error: any Error) -> Bool {
