@@ -45,6 +45,8 @@ public actor HeadlessReporter {
     private var lastProgressLine: Duration?
     private var lastFlush: Duration = .zero
     private var lastFileProgress: [Int: (time: Duration, sent: Int64)] = [:]
+    /// Files queued or retrying whose `started` is not yet written (NDJSON).
+    private var awaitingStart: Set<Int> = []
     /// The width last reported in NDJSON, so a `concurrency` event marks each change.
     private var lastWidth: (width: Int, auto: Bool)?
     /// Set by `summary`: the summary is the last line, so a late tick writes nothing after it.
@@ -146,7 +148,14 @@ public actor HeadlessReporter {
 
     /// Reports one phase change.
     public func handle(_ event: UploadEvent, total: Int) {
-        if json { output.standardOutput(ndjson(event.kind.rawValue, event.file, retryDelay: event.retryDelay)) }
+        if json {
+            switch event.kind {
+            case .queued, .retrying: awaitingStart.insert(event.file.id)
+            case .started: awaitingStart.remove(event.file.id)
+            default: break
+            }
+            output.standardOutput(ndjson(event.kind.rawValue, event.file, retryDelay: event.retryDelay))
+        }
         if event.kind == .done || event.kind == .cancelled || event.kind == .skipped || event.kind == .failed {
             finished += 1
         }
@@ -214,6 +223,8 @@ public actor HeadlessReporter {
                 let phase = snapshot.files[index].phase
                 guard phase == .uploading || phase == .willStart else { continue }
                 let file = snapshot.files[index]
+                // The snapshot can be ahead of the events: an attempt's progress follows its `started`.
+                guard !awaitingStart.contains(file.id) else { continue }
                 let last = lastFileProgress[file.id]
                 guard last == nil || (now - last!.time >= .seconds(1) && last!.sent != file.sent) else { continue }
                 lastFileProgress[file.id] = (now, file.sent)

@@ -80,6 +80,28 @@ struct EtaReportTests {
         #expect(Format.range(range).contains("–"))
     }
 
+    @Test("a file's progress events follow its attempt's started event, though the snapshot comes first")
+    func progressAfterStarted() async throws {
+        let (reporter, clock, out, _) = Self.reporter()
+        let uploading = snapshot(nil, phase: .uploading)
+        let file = uploading.files[0]
+        await reporter.handle(UploadEvent(kind: .queued, file: file), total: 1)
+        await reporter.progress(uploading)
+        await reporter.handle(UploadEvent(kind: .started, file: file), total: 1)
+        clock.set(.seconds(1))
+        await reporter.progress(uploading)
+        await reporter.handle(UploadEvent(kind: .retrying, file: file, retryDelay: .seconds(1)), total: 1)
+        clock.set(.seconds(3))
+        var again = uploading
+        again.files[0].attempt = 2
+        again.files[0].sent = 1 << 20
+        await reporter.progress(again)
+        let events = out.all.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["event"] as? String
+        }
+        #expect(events.filter { $0 != "concurrency" } == ["queued", "started", "progress", "retrying"], "\(out.all)")
+    }
+
     @Test("no range yet: the single figure, and no eta fields; once every byte is out, neither")
     func absent() async throws {
         let (reporter, clock, out, err) = Self.reporter()
