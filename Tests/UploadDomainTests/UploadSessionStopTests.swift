@@ -132,6 +132,21 @@ struct UploadSessionStopTests {
         await session.waitUntilIdle()
     }
 
+    @Test("a stop's line cuts a long message, keeping the hint after its last dash whole")
+    func stopLineKeepsHint() {
+        let hint = "the bucket is in eu-west-1: pass --region eu-west-1"
+        let message =
+            "AuthorizationHeaderMalformed: The authorization header is malformed; the region 'us-east-1' is wrong; "
+            + "expecting 'eu-west-1' \u{2014} " + hint
+        let short = BatchStop.shortened(message)
+        #expect(short.hasPrefix("AuthorizationHeaderMalformed: The authorization"), "\(short)")
+        #expect(short.hasSuffix("\u{2026} \u{2014} " + hint), "\(short)")
+        #expect(short.count <= 110)
+        #expect(BatchStop.shortened("NoSuchBucket \u{2014} " + hint) == "NoSuchBucket \u{2014} " + hint)
+        #expect(
+            BatchStop.shortened(String(repeating: "x", count: 150)) == String(repeating: "x", count: 100) + "\u{2026}")
+    }
+
     @Test("a batch stopped at a failure cancels the rest, each saying at which; R sends every file not done again")
     func stoppedAtFailure() async throws {
         let transport = InMemoryTransport()

@@ -91,6 +91,17 @@ public struct BatchStop: Sendable, Equatable {
         self.error = error
         self.everyFile = everyFile
     }
+
+    /// A server's message cut for the stop's line, keeping a hint after its last dash whole (S3's `pass --region
+    /// eu-west-1`): that is what to mend, and the file's own line has scrolled away among hundreds.
+    public static func shortened(_ message: String, limit: Int = 100) -> String {
+        guard message.count > limit else { return message }
+        guard let dash = message.ranges(of: " \u{2014} ").last else {
+            return message.prefix(limit) + "\u{2026}"
+        }
+        let hint = message[dash.upperBound...]
+        return message[..<dash.lowerBound].prefix(max(20, limit - hint.count)) + "\u{2026} \u{2014} " + hint
+    }
 }
 
 /// A batch winding down after a stop.

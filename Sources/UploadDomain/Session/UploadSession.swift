@@ -726,7 +726,7 @@ public actor UploadSession {
             // S3 names what to mend in its answer (`SignatureDoesNotMatch: …`, `NoSuchBucket: …`), not in the status;
             // a raw JSON or XML body would only crowd the line.
             let named = error?.bodyExcerpt.flatMap { $0.first?.isLetter == true ? $0 : nil }
-            let excerpt = named.map { " \u{2014} " + String($0.prefix(100)) } ?? ""
+            let excerpt = named.map { " \u{2014} " + BatchStop.shortened($0) } ?? ""
             batchStop = BatchStop(
                 file: files[id].item.relativePath, error: (error?.summary ?? "failed") + excerpt, everyFile: everyFile)
         }
