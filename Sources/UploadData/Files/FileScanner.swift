@@ -49,6 +49,9 @@ public struct FileScanner: Sendable {
         var notes: [String] = []
         var links = Links()
         var left = LeftOut(listing: listsLeftOut)
+        // A folder named twice (`pics pics/`) is walked once: its files would be dropped as repeats, its entries left
+        // out counted twice.
+        var folderArguments: Set<FolderID> = []
         for argument in arguments {
             // `stat` would take the current folder for it: an unset variable ("$DIR") must not send the folder.
             guard !argument.isEmpty else { throw ScanError(path: "''", reason: "an empty path names no file") }
@@ -68,6 +71,8 @@ public struct FileScanner: Sendable {
                     Self.probe(
                         absolute, in: AT_FDCWD, path: absolute, relative: (absolute as NSString).lastPathComponent))
             case S_IFDIR:
+                guard folderArguments.insert(FolderID(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted
+                else { continue }
                 var visited: Set<FolderID> = []
                 links.roots.append(Self.resolved(absolute))
                 var inFolder: [Found] = []

@@ -22,6 +22,16 @@ struct FileScannerTests {
 
     private let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]
 
+    @Test("a folder named twice is walked once: its entries left out are said once")
+    func folderNamedTwice() throws {
+        try withFolder(["a.txt": Array("a".utf8), "sub/c.jpg": [0xFF, 0xD8, 0xFF, 1]]) { root in
+            let scan = try FileScanner(listsLeftOut: true).scan([root, root + "/", root + "/."])
+            #expect(scan.items.map(\.relativePath) == ["a.txt"])
+            #expect(scan.notes == ["sub/: folder not uploaded (use --recursive)"])
+            #expect(scan.leftOut == [LeftOutEntry(path: "sub/", reason: "folder not uploaded (use --recursive)")])
+        }
+    }
+
     @Test("a folder's files in name order, with size, mtime and type; subfolders only with recursive")
     func folderOrderAndDetails() throws {
         try withFolder(["b.bin": png, "a.txt": Array("hello".utf8), "sub/c.jpg": [0xFF, 0xD8, 0xFF, 1]]) { root in
