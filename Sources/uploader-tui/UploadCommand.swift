@@ -51,7 +51,8 @@ struct UploadCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Write a JSON list of every file's outcome (media ID, key, status) in input order.", valueName: "file"),
+            "Write every file's outcome (media ID, key, status) in input order as JSON: {\"files\": [...]}.",
+            valueName: "file"),
         completion: .file())
     var results: String?
 

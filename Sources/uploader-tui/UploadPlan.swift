@@ -270,7 +270,7 @@ extension UploadCommand {
             let notes = scan.notes.map { "\n  " + $0 }.joined()
             throw NothingToUpload(
                 description: "nothing to upload in \(paths.map(Sanitizer.displayName).joined(separator: ", "))\(notes)",
-                leftOut: scan.leftOut)
+                leftOut: scan.leftOut, results: resultsTarget)
         }
         do {
             try TLSOptions.checkFiles(of: engineOptions)
@@ -288,11 +288,15 @@ extension UploadCommand {
         // Presigned tickets name each file's own key; everywhere else the second would overwrite the first.
         // Read from their headers: an animated GIF keeps its name under --convert, so it cannot clash as a .jpg.
         let paged = VipsImagePreparer.pagedImages(items, options: checked.imageOptions)
-        if case .planner = destination,
-            let clash = Self.sameRemoteName(items, images: checked.imageOptions, paged: paged)
-        {
-            journalOpening?.abandon()
-            throw UsageError(description: clash)
+        var broken = violations.map(\.description)
+        if case .planner = destination {
+            let clashes = Self.sameRemoteName(items, images: checked.imageOptions, paged: paged)
+            // A dry run shows them with the plan, as broken rules, so a script reads why it exits 2.
+            if !clashes.isEmpty, !dryRun {
+                journalOpening?.abandon()
+                throw UsageError(description: clashes.joined(separator: "\nuploader-tui: "))
+            }
+            broken += clashes
         }
         let headless = isHeadless(environment: environment)
         var log: RunLog?
@@ -324,7 +328,7 @@ extension UploadCommand {
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,
-            imageOptions: imageOptions, dryRun: dryRun, violations: violations.map(\.description), detach: detach)
+            imageOptions: imageOptions, dryRun: dryRun, violations: broken, detach: detach)
     }
 
     /// Plain output instead of a screen: asked for, or stdout is no terminal, or CI says so.
@@ -385,7 +389,11 @@ extension UploadCommand {
     /// Accepts absolute http(s) URLs with a host, a port in range and nothing left to percent-encode; anything else
     /// is a usage error naming the option.
     static func validate(url: String, option: String) throws -> String {
-        if let problem = URLCheck.problem(url) {
+        if var problem = URLCheck.problem(url) {
+            // `s3:/bucket` or `s3:bucket`: an S3 URL mistyped, not a web one.
+            if option == "--to" || option == "--from", url.lowercased().hasPrefix("s3:") {
+                problem = "expected s3://bucket/prefix/ for S3"
+            }
             throw UsageError(
                 description: "\(option): invalid URL '\(Sanitizer.displayName(Redactor.url(url)))': \(problem)")
         }
@@ -393,9 +401,9 @@ extension UploadCommand {
     }
 
     /// Every pair of files of the batch that would be stored under one name (the same relative path from two
-    /// folders, or an image whose converted name is another file's), a line each, or nil.
+    /// folders, or an image whose converted name is another file's), a line each.
     /// - Parameter paged: the animated and multi-page images, which keep their name (`pagedImages`).
-    static func sameRemoteName(_ items: [UploadItem], images: ImageOptions, paged: Set<String> = []) -> String? {
+    static func sameRemoteName(_ items: [UploadItem], images: ImageOptions, paged: Set<String> = []) -> [String] {
         // By bytes, as servers store names: two Unicode spellings of one name are two names.
         var first: [[UInt8]: UploadItem] = [:]
         var clashes: [String] = []
@@ -416,7 +424,7 @@ extension UploadCommand {
                 "\(Sanitizer.displayName(remote)): \(paths.joined(separator: " and ")) would be stored under this one "
                     + "name, the second over the first; send them to different destinations")
         }
-        return clashes.isEmpty ? nil : clashes.joined(separator: "\nuploader-tui: ")
+        return clashes
     }
 }
 
@@ -435,7 +443,7 @@ extension UploadPlan {
         guard !taken.isEmpty else {
             throw NothingToUpload(
                 description: "no file failed or was left unfinished by an earlier run to \(destination)",
-                leftOut: leftOut)
+                leftOut: leftOut, results: resultsTarget)
         }
         return taken
     }

@@ -97,8 +97,9 @@ struct UploaderCommand: AsyncParsableCommand {
             let message = origins.attributed("\(error)")
             FileHandle.standardError.write(Data("uploader-tui: \(message)\n".utf8))
             status = error is UsageError ? .usage : .nothingToUpload
-            if let nothing = error as? NothingToUpload, let upload = parsed as? UploadCommand, upload.json {
-                await nothing.writeNDJSON(for: upload, exitCode: status.rawValue)
+            if let nothing = error as? NothingToUpload, let upload = parsed as? UploadCommand {
+                nothing.writeResults(for: upload)
+                if upload.json { await nothing.writeNDJSON(for: upload, exitCode: status.rawValue) }
             }
         }
         ProcessExit.now(status.rawValue)

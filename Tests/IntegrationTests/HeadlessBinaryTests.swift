@@ -264,9 +264,15 @@ struct HeadlessBinaryTests {
         }
         #expect(await server.server.statistics.requests == 0)
         let empty = try TestFolder("empty")
-        let nothing = try await ChildProcess.run(binary, [empty.path, "--to", url, "--no-tui"])
+        // An earlier run's results are replaced: a script reading them must not take them for this run's.
+        let results = empty.path + ".results.json"
+        try Data("{\"files\":[{\"file\":\"old.jpg\"}]}".utf8).write(to: URL(fileURLWithPath: results))
+        let nothing = try await ChildProcess.run(binary, [empty.path, "--to", url, "--no-tui", "--results", results])
         #expect(nothing.status == 3)
         #expect(nothing.standardError.contains("nothing to upload in \(empty.path)"))
+        let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results)))
+        #expect((written as? [String: Any])?["files"] as? [Any] != nil)
+        #expect(((written as? [String: Any])?["files"] as? [Any])?.isEmpty == true, "\(written)")
         await server.stop()
     }
 

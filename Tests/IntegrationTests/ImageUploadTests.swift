@@ -173,6 +173,14 @@ struct ImageUploadTests {
         let twoFolders = try await ChildProcess.run(
             binary, [folder.path, other.path, "--put", server.url("/files/c/"), "--no-resume"])
         #expect(twoFolders.status == 2, "\(twoFolders.standardError)")
+        // A dry run shows the plan with the clash among the broken rules.
+        let preview = try await ChildProcess.run(
+            binary, [folder.path, other.path, "--put", server.url("/files/c/"), "--no-resume", "--dry-run", "--json"])
+        #expect(preview.status == 2, "\(preview.standardError)")
+        let events = try ndjson(preview.standardOutput)
+        #expect(events.filter { $0["event"] as? String == "planned" }.count == 3, "\(preview.standardOutput)")
+        let broken = events.last?["rules_broken"] as? [String] ?? []
+        #expect(broken.count == 1 && broken[0].contains("would be stored under this one name"), "\(broken)")
         #expect(await server.server.statistics.filesStored == 2)
         await server.stop()
     }
