@@ -104,8 +104,9 @@ public enum DryRunReport {
         }
         let saved = before > after ? ", \(Format.bytes(after)) after preparing" : ""
         let count = files.count == 1 ? "1 file" : "\(files.count) files"
-        lines.append(
-            "dry run: \(count), \(sending.count) would be sent (\(Format.bytes(before))\(saved)); nothing sent")
+        // A broken rule stops the run before anything is sent, so none would be.
+        let would = violations.isEmpty ? "\(sending.count) would be sent" : "none would be sent (rules broken)"
+        lines.append("dry run: \(count), \(would) (\(Format.bytes(before))\(saved)); nothing sent")
         lines += violations.map { "rule broken: " + $0 }
         return lines
     }

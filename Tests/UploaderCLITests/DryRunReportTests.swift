@@ -36,4 +36,15 @@ struct DryRunReportTests {
         #expect(summary["rules_broken"] as? [String] == ["--max-files 1: 3 files, at most 1 allowed"])
         #expect(summary["exit_code"] as? Int == 2)
     }
+
+    @Test("the table's last line says none would be sent while a rule is broken, else how many would")
+    func tableSummary() {
+        let broken = DryRunReport.lines(
+            [file("a.jpg")], leftOut: [], violations: ["--max-files 0: 1 file, at most 0 allowed"], json: false,
+            exitCode: 2)
+        #expect(
+            broken.contains("dry run: 1 file, none would be sent (rules broken) (1000 B); nothing sent"), "\(broken)")
+        let fine = DryRunReport.lines([file("a.jpg")], leftOut: [], violations: [], json: false, exitCode: 0)
+        #expect(fine.contains("dry run: 1 file, 1 would be sent (1000 B); nothing sent"), "\(fine)")
+    }
 }
