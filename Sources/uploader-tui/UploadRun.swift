@@ -42,7 +42,8 @@ struct UploadRun {
             }
         }
         let journal = try prepared.map(begin)
-        let tokens = TokenStore(initial: plan.initialToken, provider: tokenProvider(engine))
+        let tokens = TokenStore(
+            initial: plan.initialToken, provider: tokenProvider(engine), secrets: plan.engineOptions.proxyCredentials)
         let transport = AuthorizingTransport(engine, tokens: tokens)
         let planner: any RequestPlanner
         switch plan.destinationKind {

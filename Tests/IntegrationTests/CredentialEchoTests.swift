@@ -152,4 +152,30 @@ struct CredentialEchoTests {
             #expect(!text.contains("PART+TWO"), "in: \(text)")
         }
     }
+
+    @Test("a failing --token-command's error output is redacted of the refused token and the request's secrets")
+    func tokenCommandStderr() async throws {
+        let server = try RawCapture { _ in "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n" }
+        defer { server.stop() }
+        let folder = try TestFolder("echo-token-command")
+        try folder.write("a.jpg", size: 2_000, seed: 1, prefix: Magic.jpeg)
+        let command = "echo 'refresh rejected for Bearer WRONGTOK_JJJ000 (X-Api-Key HDRSECRET-3)' >&2; exit 3"
+        let (outcome, texts) = try await everythingShown(
+            [
+                "--to", server.url, "--token", "WRONGTOK_JJJ000", "--token-command", command, "-H",
+                "X-Api-Key: HDRSECRET-3",
+            ], in: folder)
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try #require(try ndjson(outcome.standardOutput).first { $0["event"] as? String == "failed" })
+        let error = failed["error"] as? String ?? ""
+        #expect(
+            error.contains(
+                "the token command failed (exit 3): refresh rejected for Bearer REDACTED (X-Api-Key REDACTED)"),
+            "\(error)")
+        for text in texts {
+            for secret in ["WRONGTOK_JJJ000", "HDRSECRET-3"] {
+                #expect(!text.contains(secret), "\(secret) in: \(text)")
+            }
+        }
+    }
 }
