@@ -97,7 +97,8 @@ public struct S3Planner: RequestPlanner {
         let headers = objectHeaders(for: item).map { name, value in
             "-H " + ShellQuote.quote("\(name): \(Redactor.isSecretHeader(name) ? "REDACTED" : value)") + " "
         }.joined()
-        return "curl --fail-with-body --aws-sigv4 'aws:amz:\(signer.region):s3' "
+        let globoff = ShellQuote.globoff(item.path, url).map { $0 + " " }.joined()
+        return "curl --fail-with-body \(globoff)--aws-sigv4 'aws:amz:\(signer.region):s3' "
             + "--user \"$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY\" \(token)-T \(ShellQuote.quote(item.path)) "
             + headers + ShellQuote.quote(Redactor.url(url))
     }
