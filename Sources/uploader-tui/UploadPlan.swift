@@ -312,7 +312,7 @@ extension UploadCommand {
         }
         return UploadPlan(
             items: items,
-            notes: scan.notes + warnings + duplicateNotes
+            notes: (engineOptions.insecure ? [TLSOptions.insecureNote] : []) + scan.notes + warnings + duplicateNotes
                 + [
                     VipsImagePreparer.unpreparedNote(items, options: imageOptions),
                     VipsImagePreparer.pagedNote(items, paged: paged),

@@ -285,6 +285,26 @@ struct ProfileTests {
         await server.stop()
     }
 
+    @Test("--insecure, typed or from a profile, is said at the start; a run without it says nothing of TLS")
+    func insecureSaid() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        try folder.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        let home = try ConfigHome("[profile.lab]\ninsecure = true\n")
+        let note = "note: --insecure: TLS certificates are not verified\n"
+        let cases: [(arguments: [String], said: Bool)] = [
+            (["--insecure"], true), (["-p", "lab"], true), ([], false),
+        ]
+        for (arguments, said) in cases {
+            let outcome = try await ChildProcess.run(
+                binary, [folder.path, "--put", server.url("/files/x/"), "--no-tui", "--no-resume"] + arguments,
+                environment: home.environment)
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+            #expect(outcome.standardError.hasPrefix(note) == said, "\(arguments): \(outcome.standardError)")
+        }
+        await server.stop()
+    }
+
     @Test("a token in a file others can read draws a warning, and the run goes on")
     func readableTokenWarns() async throws {
         let server = try await ServerFixture.start { $0.token = "t0ken-in-clear" }
