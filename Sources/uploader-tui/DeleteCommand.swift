@@ -61,6 +61,7 @@ struct DeleteCommand: ParsableCommand {
         try tls.apply(to: &options, environment: ProcessInfo.processInfo.environment)
         try TLSOptions.checkFiles(of: options)
         if let problem = CurlEngine.libraryProblem() { throw UsageError(description: problem) }
+        if options.insecure { FileHandle.standardError.write(Data("note: \(TLSOptions.insecureNote)\n".utf8)) }
         let engine = CurlEngine(options: options)
         defer { engine.shutdown() }
         var failed = 0

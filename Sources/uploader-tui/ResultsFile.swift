@@ -54,7 +54,7 @@ enum ResultsFile {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
             access(folder, W_OK) == 0
         else {
-            throw refused("cannot write in \(folder)")
+            throw refused("cannot write in \(Sanitizer.displayName(folder))")
         }
         return .file(absolute)
     }

@@ -66,6 +66,10 @@ struct TLSOptions: ParsableArguments {
 
     static let proxySchemes: Set<String> = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
 
+    /// Said at the start of a run or a delete with `--insecure`, typed or from a profile: a flag left in a profile
+    /// for a test server would otherwise go on unseen against the real one.
+    static let insecureNote = "--insecure: TLS certificates are not verified"
+
     /// Checks the options and writes them into `options`; `checkFiles` then checks the files they name.
     /// - Throws: `UsageError` naming the option and the cause, before anything is sent.
     func apply(to options: inout CurlEngine.Options, environment: [String: String]) throws {

@@ -6,6 +6,12 @@ import UploaderCLI
 /// A command line that cannot run: exit 2 before anything is sent.
 struct UsageError: Error, CustomStringConvertible {
     let description: String
+
+    /// Most messages quote what the user typed (a path, a name, a value): control characters are escaped, whichever
+    /// site forgot to, as everywhere else text reaches the terminal. Line breaks of the message itself stay.
+    init(description: String) {
+        self.description = Sanitizer.lines(description)
+    }
 }
 
 /// Everything a run needs, validated.
@@ -310,7 +316,7 @@ extension UploadCommand {
         }
         return UploadPlan(
             items: items,
-            notes: scan.notes + warnings + duplicateNotes
+            notes: (engineOptions.insecure ? [TLSOptions.insecureNote] : []) + scan.notes + warnings + duplicateNotes
                 + [
                     VipsImagePreparer.unpreparedNote(items, options: imageOptions),
                     VipsImagePreparer.pagedNote(items, paged: paged),

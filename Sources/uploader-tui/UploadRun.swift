@@ -42,7 +42,8 @@ struct UploadRun {
             }
         }
         let journal = try prepared.map(begin)
-        let tokens = TokenStore(initial: plan.initialToken, provider: tokenProvider(engine))
+        let tokens = TokenStore(
+            initial: plan.initialToken, provider: tokenProvider(engine), secrets: plan.engineOptions.proxyCredentials)
         let transport = AuthorizingTransport(engine, tokens: tokens)
         let planner: any RequestPlanner
         switch plan.destinationKind {
@@ -137,6 +138,8 @@ struct UploadRun {
             await session.start(skipping: done.files, earlierResults: done.results)
             let (notices, noticeSink) = AsyncStream.makeStream(of: String.self)
             Task { [plan] in
+                // As the run process shows them (UploadRun+Service): --insecure's among them.
+                for note in plan.notes { noticeSink.yield(note) }
                 if let note = await Self.locationNote(plan, skipping: done.files) { noticeSink.yield(note) }
                 noticeSink.finish()
             }

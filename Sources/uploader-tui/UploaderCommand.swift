@@ -39,7 +39,7 @@ struct UploaderCommand: AsyncParsableCommand {
             (arguments, origins) = try ProfileArguments.apply(
                 to: Array(CommandLine.arguments.dropFirst()), environment: environment)
         } catch {
-            FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("uploader-tui: \(Sanitizer.lines("\(error)"))\n".utf8))
             ProcessExit.now(ExitStatus.usage.rawValue)
         }
         do {
@@ -94,7 +94,8 @@ struct UploaderCommand: AsyncParsableCommand {
                 status = .usage
             }
         } catch {
-            let message = origins.attributed("\(error)")
+            // Whatever the error quotes of the user's (a journal's path) is escaped, as in every other line.
+            let message = Sanitizer.lines(origins.attributed("\(error)"))
             FileHandle.standardError.write(Data("uploader-tui: \(message)\n".utf8))
             status = error is UsageError ? .usage : .nothingToUpload
             if let nothing = error as? NothingToUpload, let upload = parsed as? UploadCommand {
@@ -181,7 +182,7 @@ struct UploaderCommand: AsyncParsableCommand {
             print(fullMessage(for: error))
             ProcessExit.now(0)
         }
-        let said = CommandLineSecrets.redacted(message(for: error))
+        let said = Sanitizer.lines(CommandLineSecrets.redacted(message(for: error)))
         FileHandle.standardError.write(Data("uploader-tui: \(said)\n".utf8))
         ProcessExit.now(ExitStatus.usage.rawValue)
     }

@@ -70,4 +70,31 @@ struct CommandLineSecretsTests {
         #expect(cmdline.contains("api_key=**********") && cmdline.contains("password=********"), "\(cmdline)")
         #expect(cmdline.contains("album=pets"), "\(cmdline)")
     }
+
+    @Test("X-Authorization, X-Signature… are masked in config show and the command line; Cache-Control is not")
+    func widerSecretHeaders() async throws {
+        let names = ["X-Authorization", "X-Signature", "X-Request-Sig", "X-Jwt-Assertion", "X-Pass"]
+        let headers = names.flatMap { ["-H", "\($0): Bearer HDRSECRET"] } + ["-H", "Cache-Control: max-age=60"]
+        let show = try await ChildProcess.run(
+            ChildProcess.uploaderBinary, ["config", "show", "--to", "http://127.0.0.1:9/x"] + headers)
+        #expect(show.status == 0, "\(show.standardError)")
+        #expect(!show.standardOutput.contains("HDRSECRET"), "\(show.standardOutput)")
+        for name in names { #expect(show.standardOutput.contains("\(name): ****"), "\(show.standardOutput)") }
+        #expect(show.standardOutput.contains("Cache-Control: max-age=60"), "\(show.standardOutput)")
+
+        let server = try RawCapture()
+        defer { server.stop() }
+        let folder = try TestFolder("cmdline-headers")
+        try folder.write("a.png", size: 200_000, seed: 95, prefix: Magic.png)
+        let child = try ChildProcess.start(
+            ChildProcess.uploaderBinary,
+            [folder.path, "--to", server.url, "--limit-rate", "50K", "--json", "--no-resume"] + headers)
+        try await waitUntil("the first file's start") { child.standardOutputSoFar.contains("\"started\"") }
+        let cmdline = String(
+            decoding: FileManager.default.contents(atPath: "/proc/\(child.pid)/cmdline") ?? Data(), as: UTF8.self)
+        child.signal(SIGKILL)
+        _ = await child.wait()
+        #expect(!cmdline.contains("HDRSECRET"), "\(cmdline)")
+        #expect(cmdline.contains("Cache-Control: max-age=60"), "\(cmdline)")
+    }
 }

@@ -54,7 +54,8 @@ struct CredentialEchoTests {
             [folder.path, "--json", "--retries", "0", "--log-file", log, "--journal", journal] + arguments,
             environment: environment)
         let history = try await ChildProcess.run(ChildProcess.uploaderBinary, ["history", "--journal", journal])
-        let journalText = try await journalQuery(journal, "SELECT response FROM files")
+        let journalText = try await journalQuery(
+            journal, "SELECT coalesce(response, '') || ' ' || coalesce(error, '') FROM files")
         return (
             outcome,
             [
@@ -125,6 +126,54 @@ struct CredentialEchoTests {
         #expect(error.contains("refused: REDACTED / REDACTED / pets-album"), "\(error)")
         for text in texts {
             for secret in ["FORMSECRET-7777", "FORMPASS-5551"] {
+                #expect(!text.contains(secret), "\(secret) in: \(text)")
+            }
+        }
+    }
+
+    @Test("a token and a signature a server repeats JSON-escaped (\\/ as PHP writes it) appear nowhere")
+    func echoedEscapedCredentials() async throws {
+        let server = try RawCapture { request in
+            // What PHP's json_encode makes of the token and of the query's signature, decoded.
+            let token = (request.header("Authorization") ?? "").replacingOccurrences(of: "/", with: "\\/")
+            let body = #"{"error":"bad \#(token), sig QSIG\/PART+TWO="}"#
+            return "HTTP/1.1 401 Unauthorized\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        defer { server.stop() }
+        let folder = try TestFolder("echo-escaped")
+        try folder.write("a.jpg", size: 2_000, seed: 1, prefix: Magic.jpeg)
+        let (outcome, texts) = try await everythingShown(
+            ["--to", server.url + "?sig=QSIG%2FPART%2BTWO%3D", "--token", "TOK/PART+TWO="], in: folder)
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try #require(try ndjson(outcome.standardOutput).first { $0["event"] as? String == "failed" })
+        let error = failed["error"] as? String ?? ""
+        #expect(error.contains(#"bad Bearer REDACTED, sig REDACTED"#), "\(error)")
+        for text in texts {
+            #expect(!text.contains("PART+TWO"), "in: \(text)")
+        }
+    }
+
+    @Test("a failing --token-command's error output is redacted of the refused token and the request's secrets")
+    func tokenCommandStderr() async throws {
+        let server = try RawCapture { _ in "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n" }
+        defer { server.stop() }
+        let folder = try TestFolder("echo-token-command")
+        try folder.write("a.jpg", size: 2_000, seed: 1, prefix: Magic.jpeg)
+        let command = "echo 'refresh rejected for Bearer WRONGTOK_JJJ000 (X-Api-Key HDRSECRET-3)' >&2; exit 3"
+        let (outcome, texts) = try await everythingShown(
+            [
+                "--to", server.url, "--token", "WRONGTOK_JJJ000", "--token-command", command, "-H",
+                "X-Api-Key: HDRSECRET-3",
+            ], in: folder)
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try #require(try ndjson(outcome.standardOutput).first { $0["event"] as? String == "failed" })
+        let error = failed["error"] as? String ?? ""
+        #expect(
+            error.contains(
+                "the token command failed (exit 3): refresh rejected for Bearer REDACTED (X-Api-Key REDACTED)"),
+            "\(error)")
+        for text in texts {
+            for secret in ["WRONGTOK_JJJ000", "HDRSECRET-3"] {
                 #expect(!text.contains(secret), "\(secret) in: \(text)")
             }
         }

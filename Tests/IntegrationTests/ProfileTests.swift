@@ -250,6 +250,61 @@ struct ProfileTests {
         await server.stop()
     }
 
+    @Test("a --results or --config path, a -p name, the profiles listed and a TOML key: control characters escaped")
+    func controlCharactersEscaped() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        try folder.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        let evil = "ev\u{1B}[2J\u{1B}]0;PWN\u{7}il"
+        let home = try ConfigHome("[profile.\"p\\u001B[2Jq\"]\nretries = 1\n")
+        let keyHome = try ConfigHome("[defaults]\n\"ev\\u001B]0;PWN\\u0007il\" = 1\n")
+        let cases: [(arguments: [String], environment: [String: String], expected: String)] = [
+            (
+                ["--put", server.url("/x/"), "--results", "/nonexist/\(evil)/r.json"], [:],
+                "cannot write in /nonexist/ev\\x1B[2J\\x1B]0;PWN\\x07il"
+            ),
+            (["--put", server.url("/x/"), "--config", "/nonexist/\(evil).toml"], [:], "ev\\x1B[2J\\x1B]0;PWN"),
+            (
+                ["--put", server.url("/x/"), "-p", evil], home.environment,
+                "no profile 'ev\\x1B[2J\\x1B]0;PWN\\x07il' in "
+            ),
+            (["--put", server.url("/x/"), "-p", "x"], home.environment, "(profiles: p\\x1B[2Jq)"),
+            (
+                ["--put", server.url("/x/")], keyHome.environment,
+                "config.toml:2: [defaults] has no setting 'ev\\x1B]0;"
+            ),
+        ]
+        for (arguments, environment, expected) in cases {
+            let outcome = try await ChildProcess.run(
+                binary, [folder.path, "--no-tui", "--no-resume"] + arguments, environment: environment)
+            #expect(outcome.status == 2, "\(outcome.standardError)")
+            #expect(outcome.standardError.contains(expected), "\(outcome.standardError)")
+            #expect(!outcome.standardError.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{7}" })
+        }
+        #expect(await server.server.statistics.requests == 0)
+        await server.stop()
+    }
+
+    @Test("--insecure, typed or from a profile, is said at the start; a run without it says nothing of TLS")
+    func insecureSaid() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder()
+        try folder.write("a.jpg", size: 100, seed: 1, prefix: Magic.jpeg)
+        let home = try ConfigHome("[profile.lab]\ninsecure = true\n")
+        let note = "note: --insecure: TLS certificates are not verified\n"
+        let cases: [(arguments: [String], said: Bool)] = [
+            (["--insecure"], true), (["-p", "lab"], true), ([], false),
+        ]
+        for (arguments, said) in cases {
+            let outcome = try await ChildProcess.run(
+                binary, [folder.path, "--put", server.url("/files/x/"), "--no-tui", "--no-resume"] + arguments,
+                environment: home.environment)
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+            #expect(outcome.standardError.hasPrefix(note) == said, "\(arguments): \(outcome.standardError)")
+        }
+        await server.stop()
+    }
+
     @Test("a token in a file others can read draws a warning, and the run goes on")
     func readableTokenWarns() async throws {
         let server = try await ServerFixture.start { $0.token = "t0ken-in-clear" }

@@ -48,3 +48,41 @@ struct RedactorArgumentsTests {
         #expect(response.shown(response.body) == "bad key REDACTED or REDACTED for pets-album")
     }
 }
+
+@Suite("Redactor: one name rule for headers, query parameters and fields")
+struct RedactorNameRuleTests {
+    static let secretNames = [
+        "Authorization", "Proxy-Authorization", "Cookie", "X-Authorization", "X-Signature", "X-Request-Sig",
+        "X-Jwt-Assertion", "X-Pass", "X-Pwd", "X-Api-Key", "X-Auth-Token", "X-Session-Id", "X-Client-Secret",
+        "X-Credential", "x-amz-security-token", "x-amz-server-side-encryption-customer-key",
+    ]
+    static let harmlessNames = [
+        "Content-Type", "Cache-Control", "Accept", "Accept-Encoding", "User-Agent", "Content-Disposition",
+        "Content-Language", "x-amz-meta-owner", "x-amz-acl", "x-amz-storage-class", "x-amz-server-side-encryption",
+        "x-amz-server-side-encryption-customer-algorithm", "Idempotency-Key", "If-Match", "X-Request-Id",
+    ]
+
+    @Test("a header is secret exactly when a query parameter or a form field of its name is", arguments: secretNames)
+    func secretHeader(name: String) {
+        #expect(Redactor.isSecretHeader(name))
+        #expect(Redactor.isSecretParameter(name))
+        #expect(Redactor.isSecretField(name))
+        #expect(Redactor.maskedHeader("\(name): Bearer VALUE1234") == "\(name): ****")
+    }
+
+    @Test("harmless headers stay shown, in the header and in the query", arguments: harmlessNames)
+    func harmlessHeader(name: String) {
+        #expect(!Redactor.isSecretHeader(name))
+        #expect(!Redactor.isSecretParameter(name))
+        #expect(Redactor.maskedHeader("\(name): value") == "\(name): value")
+    }
+
+    @Test("a secret header of the wider rule is among the credentials an answer is redacted of")
+    func widerHeaderCredentials() {
+        let request = TransferRequest(
+            method: .put, url: "http://h/p",
+            headers: [HTTPHeader(name: "X-Authorization", value: "Bearer XAUTH-9")!],
+            bearerToken: nil, body: .none)
+        #expect(request.credentials == ["Bearer XAUTH-9", "XAUTH-9"])
+    }
+}

@@ -37,13 +37,36 @@ struct FailingProvider: TokenProvider {
     }
 }
 
+/// Hands out "TOKEN-1", "TOKEN-2", … and then fails as a token command does whose error output quotes the token it
+/// was asked to replace and the secrets it knows.
+final class QuotingProvider: TokenProvider {
+    let succeeding: Int
+    let quoted: String
+    let calls = Atomic<Int>(0)
+
+    init(succeeding: Int, quoted: String = "") {
+        self.succeeding = succeeding
+        self.quoted = quoted
+    }
+
+    func freshToken(replacing stale: String?) async throws(UploadError) -> String {
+        let call = calls.add(1, ordering: .relaxed).newValue
+        if call <= succeeding { return "TOKEN-\(call)" }
+        throw UploadError(
+            .unauthorized,
+            cause: "token refresh failed: the token command failed (exit 3): refresh rejected for Bearer "
+                + "\(stale ?? "none") (first TOKEN-1, \(quoted))")
+    }
+}
+
 /// Marks every request as carrying the bearer token.
 struct BearerPlanner: RequestPlanner {
     var batchSize: Int { 1 }
     func destination(of item: UploadItem) -> String { "mem://\(item.relativePath)" }
     func curlCommand(for item: UploadItem) -> String { "curl" }
     func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
-        TransferRequest(method: .put, url: "mem://", headers: [], bearerToken: "", body: .file(items[0], contentType: "x"))
+        TransferRequest(
+            method: .put, url: "mem://", headers: [], bearerToken: "", body: .file(items[0], contentType: "x"))
     }
     func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
         items.map { _ in UploadResult(httpStatus: response.status, body: "", isJSON: false) }
@@ -138,5 +161,58 @@ struct TokenRefreshTests {
         let file = await session.snapshot().files[0]
         #expect(file.phase == .failed)
         #expect(file.attempt == 1)
+    }
+
+    @Test("a failed refresh's words are redacted of the refused token, every earlier one and the run's secrets")
+    func failedRefreshRedacted() async throws {
+        let tokens = TokenStore(
+            initial: "WRONGTOK_JJJ000", provider: QuotingProvider(succeeding: 1, quoted: "PROXYPASS"),
+            secrets: ["PROXYPASS"])
+        #expect(try await tokens.refused("WRONGTOK_JJJ000") == "TOKEN-1")
+        await #expect(throws: UploadError.self) { try await tokens.refused("TOKEN-1") }
+        do {
+            _ = try await tokens.current()
+            Issue.record("current() should throw after a failed refresh")
+        } catch {
+            #expect(
+                error.description
+                    == "token refresh failed: the token command failed (exit 3): refresh rejected for Bearer "
+                    + "REDACTED (first REDACTED, REDACTED)")
+        }
+        let first = TokenStore(initial: "WRONGTOK_JJJ000", provider: QuotingProvider(succeeding: 0))
+        do {
+            _ = try await first.refused("WRONGTOK_JJJ000")
+            Issue.record("refused() should throw")
+        } catch {
+            #expect(error.description.contains("Bearer REDACTED"), "\(error)")
+            #expect(!error.description.contains("WRONGTOK"), "\(error)")
+        }
+    }
+
+    @Test("a failed refresh is redacted of what the request carries: its secret headers and its URL's key")
+    func failedRefreshRedactedOfRequest() async throws {
+        struct Planner: RequestPlanner {
+            var batchSize: Int { 1 }
+            func destination(of item: UploadItem) -> String { "mem://" }
+            func curlCommand(for item: UploadItem) -> String { "curl" }
+            func request(for items: [UploadItem]) async throws(UploadError) -> TransferRequest {
+                TransferRequest(
+                    method: .put, url: "mem://h/p?api_key=URLKEY-42",
+                    headers: [HTTPHeader(name: "X-Api-Key", value: "HDRKEY-42")!], bearerToken: "",
+                    body: .file(items[0], contentType: "x"))
+            }
+            func results(for items: [UploadItem], response: TransferResponse) -> [UploadResult] {
+                items.map { _ in UploadResult(httpStatus: response.status, body: "", isJSON: false) }
+            }
+        }
+        let tokens = TokenStore(initial: nil, provider: QuotingProvider(succeeding: 0, quoted: "HDRKEY-42 URLKEY-42"))
+        let session = UploadSession(
+            items: items([10]), planner: Planner(),
+            transport: AuthorizingTransport(InMemoryTransport(), tokens: tokens), clock: ManualClock(),
+            random: { 1 })
+        await session.start()
+        await session.waitUntilIdle()
+        let error = try #require(await session.snapshot().files[0].error)
+        #expect(error.description.contains("(first TOKEN-1, REDACTED REDACTED)"), "\(error)")
     }
 }

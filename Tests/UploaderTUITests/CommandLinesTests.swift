@@ -30,4 +30,14 @@ struct CommandLinesTests {
                 "# then, with the ticket: curl -T f",
             ])
     }
+
+    @Test("--globoff takes no value: it stays with curl's flags, and the path after -T keeps its line")
+    func globoff() {
+        #expect(
+            CommandLines.split("curl --fail-with-body --globoff -T '/p/photo[1].jpg' 'http://h/x/photo%5B1%5D.jpg'")
+                == [
+                    "curl --fail-with-body --globoff \\", "  -T '/p/photo[1].jpg' \\",
+                    "  'http://h/x/photo%5B1%5D.jpg'",
+                ])
+    }
 }

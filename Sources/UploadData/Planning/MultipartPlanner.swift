@@ -48,7 +48,8 @@ public struct MultipartPlanner: RequestPlanner {
     }
 
     public func curlCommand(for item: UploadItem) -> String {
-        var args = ["curl", "--fail-with-body"]
+        // `-F` reads no globs in its path; the URL is globbed.
+        var args = ["curl", "--fail-with-body"] + ShellQuote.globoff(redactedURL)
         // Taken as they are, like the request's fields: `-F` would read `;type=` in a value, or a file after `@`. A
         // secret's value is left out, as a secret header's is.
         args += fields.map { field in
@@ -60,7 +61,7 @@ public struct MultipartPlanner: RequestPlanner {
             "\(fileField)=@\(ShellQuote.formWord(item.path));type=\(item.contentType);filename=\(ShellQuote.formWord(safeName))"
         args.append("-F " + ShellQuote.quote(part))
         args += ShellQuote.headerArguments(requestHeaders([item]), hasToken: token != nil, multipart: true)
-        args.append(ShellQuote.quote(Redactor.url(url)))
+        args.append(ShellQuote.quote(redactedURL))
         return args.joined(separator: " ")
     }
 

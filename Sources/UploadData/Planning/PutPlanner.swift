@@ -49,9 +49,11 @@ public struct PutPlanner: RequestPlanner {
     }
 
     public func curlCommand(for item: UploadItem) -> String {
-        var args = ["curl", "--fail-with-body", "-T", ShellQuote.quote(item.path)]
+        let target = Redactor.url(url(for: item))
+        var args = ["curl", "--fail-with-body"] + ShellQuote.globoff(item.path, target)
+        args += ["-T", ShellQuote.quote(item.path)]
         args += ShellQuote.headerArguments(requestHeaders(item), hasToken: token != nil, contentType: item.contentType)
-        args.append(ShellQuote.quote(Redactor.url(url(for: item))))
+        args.append(ShellQuote.quote(target))
         return args.joined(separator: " ")
     }
 

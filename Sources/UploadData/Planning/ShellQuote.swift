@@ -10,6 +10,12 @@ enum ShellQuote {
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
+    /// `--globoff` when a path or URL of the command holds `[`, `]`, `{` or `}`: curl reads them in `-T` and in URLs
+    /// as globs (`photo[1].jpg` is "bad range"), where the request sent them as they are.
+    static func globoff(_ words: String...) -> [String] {
+        words.contains { $0.utf8.contains { "[]{}".utf8.contains($0) } } ? ["--globoff"] : []
+    }
+
     /// `text` as one word of curl's `-F` syntax: in double quotes, `"` and `\` escaped by a backslash, so a `;` or
     /// `,` in a path or name is not read as the start of `;type=` or of another file.
     static func formWord(_ text: String) -> String {

@@ -117,13 +117,16 @@ public final class PresignPlanner: RequestPlanner {
     }
 
     public func curlCommand(for item: UploadItem) -> String {
-        var args = ["curl", "--fail-with-body", "-X", "POST"]
+        let shownEndpoint = Redactor.url(endpoint)
+        var args = ["curl", "--fail-with-body"] + ShellQuote.globoff(shownEndpoint) + ["-X", "POST"]
         args += ShellQuote.headerArguments(
             ticketRequestHeaders, hasToken: token != nil, contentType: "application/json")
         args.append("-d " + ShellQuote.quote(String(decoding: requestBody(for: [item]), as: UTF8.self)))
-        args.append(ShellQuote.quote(Redactor.url(endpoint)))
+        args.append(ShellQuote.quote(shownEndpoint))
+        // Whether the ticket's URL holds a bracket is not known here: no globs, whatever it holds.
         let put =
-            "curl --fail-with-body -T \(ShellQuote.quote(item.path)) -H 'Content-Type: <contentType>' \"$UPLOAD_TICKET\""
+            "curl --fail-with-body --globoff -T \(ShellQuote.quote(item.path)) -H 'Content-Type: <contentType>' "
+            + "\"$UPLOAD_TICKET\""
         return args.joined(separator: " ") + "   # then, with the returned uploadTicket: " + put
     }
 

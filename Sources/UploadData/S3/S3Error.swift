@@ -1,3 +1,5 @@
+import UploadDomain
+
 /// A problem with S3 configuration: a bad `s3://` URL, an invalid bucket name, or unusable credentials.
 ///
 /// Network and HTTP failures are reported elsewhere; this error is about input the user can fix.
@@ -55,6 +57,7 @@ extension S3Error: CustomStringConvertible {
     public var description: String {
         var text = "\(context): \(reason)"
         if let underlying { text += " (\(underlying))" }
-        return text
+        // The context is often the user's (an s3:// URL, AWS_PROFILE, a credentials file's path).
+        return Sanitizer.displayName(text)
     }
 }

@@ -93,10 +93,14 @@ public struct S3Planner: RequestPlanner {
     public func curlCommand(for item: UploadItem) -> String {
         let url = endpoint.objectURL(bucket: location.bucket, key: key(for: item))
         let token = signer.credentials.sessionToken == nil ? "" : "-H \"x-amz-security-token: $AWS_SESSION_TOKEN\" "
-        let headers = objectHeaders(for: item).map { "-H " + ShellQuote.quote("\($0.0): \($0.1)") + " " }.joined()
-        return "curl --fail-with-body --aws-sigv4 'aws:amz:\(signer.region):s3' "
+        // A secret header (an SSE-C key) is left out, as the other planners leave it out.
+        let headers = objectHeaders(for: item).map { name, value in
+            "-H " + ShellQuote.quote("\(name): \(Redactor.isSecretHeader(name) ? "REDACTED" : value)") + " "
+        }.joined()
+        let globoff = ShellQuote.globoff(item.path, url).map { $0 + " " }.joined()
+        return "curl --fail-with-body \(globoff)--aws-sigv4 'aws:amz:\(signer.region):s3' "
             + "--user \"$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY\" \(token)-T \(ShellQuote.quote(item.path)) "
-            + headers + ShellQuote.quote(url)
+            + headers + ShellQuote.quote(Redactor.url(url))
     }
 
     /// The single-PUT request, carrying the file's checksum and signed over its SHA-256 where the payload is signed.

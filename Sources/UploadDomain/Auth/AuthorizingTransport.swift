@@ -15,9 +15,19 @@ public struct AuthorizingTransport: UploadTransport {
     public func send(_ request: TransferRequest, probe: TransferProbe) async throws -> TransferResponse {
         guard request.bearerToken != nil else { return try await inner.send(request, probe: probe) }
         var authorized = request
-        authorized.bearerToken = try await tokens.current()
+        // A failed refresh may quote what the request carries (its URL's key, a secret header): redacted of them.
+        do throws(UploadError) {
+            authorized.bearerToken = try await tokens.current()
+        } catch {
+            throw error.redacting(authorized.credentials)
+        }
         let response = try await inner.send(authorized, probe: probe)
-        if response.status == 401 { _ = try await tokens.refused(authorized.bearerToken) }
+        guard response.status == 401 else { return response }
+        do throws(UploadError) {
+            _ = try await tokens.refused(authorized.bearerToken)
+        } catch {
+            throw error.redacting(authorized.credentials)
+        }
         return response
     }
 

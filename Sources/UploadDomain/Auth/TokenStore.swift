@@ -16,11 +16,15 @@ public actor TokenStore {
     private var failure: UploadError?
     /// Tokens fetched so far (the first one included when there was no initial token).
     public private(set) var fetches = 0
+    /// What a failed refresh's words are redacted of: the run's other secrets and every token held so far.
+    private var secrets: [String]
 
     /// Creates a store starting with `initial`; without a provider the token never changes.
-    public init(initial: String?, provider: (any TokenProvider)?) {
+    /// - Parameter secrets: The run's other credentials (a proxy's password), kept out of a failed refresh's words.
+    public init(initial: String?, provider: (any TokenProvider)?, secrets: [String] = []) {
         token = initial.flatMap { $0.isEmpty ? nil : $0 }
         self.provider = provider
+        self.secrets = secrets + (token.map { [$0] } ?? [])
     }
 
     /// True when a refused token can be replaced.
@@ -44,11 +48,14 @@ public actor TokenStore {
 
     private func refresh(replacing stale: String?) async throws(UploadError) -> String {
         guard let provider else { throw UploadError(.unauthorized) }
+        // A token command's error output may quote the refused token ("rejected Bearer …"); every waiter gets the
+        // redacted failure. Shorter secrets would take their letters out of every word, as in an answer.
+        let known = (secrets + (stale.map { [$0] } ?? [])).filter { $0.count >= 4 }
         let work = SharedWork { () -> Result<String, UploadError> in
             do throws(UploadError) {
                 return .success(try await provider.freshToken(replacing: stale))
             } catch {
-                return .failure(error)
+                return .failure(error.redacting(known))
             }
         }
         refreshing = work
@@ -59,7 +66,9 @@ public actor TokenStore {
             return try await refresh(replacing: stale)
         }
         switch result {
-        case .success(let fresh): token = fresh
+        case .success(let fresh):
+            token = fresh
+            secrets.append(fresh)
         // Given up because every request waiting for it was stopped: the next one may ask again.
         case .failure(let error) where error.code == .cancelled: break
         case .failure(let error): failure = error

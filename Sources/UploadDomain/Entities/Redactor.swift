@@ -1,17 +1,43 @@
 /// Removes secrets from URLs before they are shown or logged.
 public enum Redactor {
-    /// Parts of query parameter names whose values are secrets, compared without case, `-`, `_` or `.`: presigned
-    /// signatures of every cloud (`X-Amz-Signature`, `X-Goog-Signature`, `sig`), tokens (`access_token`,
-    /// `auth_token`), keys (`api-key`, `key`), credentials, passwords, client secrets, session IDs, OAuth codes.
+    /// Parts of names whose values are secrets, in query parameters, `-F` fields and headers alike, compared without
+    /// case, `-`, `_` or `.`: presigned signatures of every cloud (`X-Amz-Signature`, `X-Goog-Signature`, `sig`),
+    /// tokens (`access_token`, `X-Auth-Token`), keys (`api-key`, `key`), credentials, passwords, client secrets,
+    /// session IDs, cookies, OAuth codes, `Authorization` and its variants (`X-Authorization`, `X-Jwt-Assertion`).
     /// A name that holds one is redacted: showing a harmless value as REDACTED costs less than showing a secret.
     static let secretNameParts = [
-        "sig", "token", "key", "secret", "pass", "pwd", "credential", "auth", "session", "sid", "jwt", "code",
-    ]
+        "sig", "token", "key", "secret", "pass", "pwd", "credential", "auth", "session", "sid", "jwt", "code", "cookie",
+    ].map { Array($0.utf8) }
+
+    /// Names the parts catch by accident, whose values the curl command needs and which are no credentials: a
+    /// digest that names a retry, and S3's encryption choice (`side` holds `sid`). The encryption headers that
+    /// follow the prefix are judged by what follows: `-customer-key` is a secret, `-customer-algorithm` is not.
+    static let harmlessNames = ["idempotency-key"]
+    static let harmlessPrefixes = ["x-amz-server-side-encryption"]
+
+    /// Whether a header, query parameter or form field of this name carries a secret: one rule for the three, so a
+    /// value hidden in a query is hidden in a header too. On bytes, as every request's headers are judged.
+    public static func isSecretName<S: StringProtocol>(_ name: S) -> Bool {
+        var folded: [UInt8] = []
+        folded.reserveCapacity(name.utf8.count)
+        for byte in name.utf8 {
+            folded.append((UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte)
+        }
+        if harmlessNames.contains(where: { folded.elementsEqual($0.utf8) }) { return false }
+        var rest = folded[...]
+        if let prefix = harmlessPrefixes.first(where: { folded.starts(with: $0.utf8) }) {
+            rest = rest.dropFirst(prefix.utf8.count)
+        }
+        let letters = rest.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "_") && $0 != UInt8(ascii: ".") }
+        return secretNameParts.contains { part in
+            letters.count >= part.count
+                && (0...(letters.count - part.count)).contains { letters[$0..<($0 + part.count)].elementsEqual(part) }
+        }
+    }
 
     /// Whether a query parameter of this name carries a secret.
     static func isSecretParameter<S: StringProtocol>(_ name: S) -> Bool {
-        let folded = name.lowercased().filter { $0 != "-" && $0 != "_" && $0 != "." }
-        return secretNameParts.contains { folded.contains($0) }
+        isSecretName(name)
     }
 
     /// The URL with user info and secret query values replaced by `REDACTED`.
@@ -118,12 +144,8 @@ public enum Redactor {
         return utf8.index(colon, offsetBy: 3)
     }
 
-    /// True for header names whose values are credentials.
+    /// True for header names whose values are credentials: the rule of query parameters and form fields.
     public static func isSecretHeader(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        // A digest of the request that names a retry, not a credential; the curl command must carry it to work.
-        if lower == "idempotency-key" { return false }
-        return lower == "authorization" || lower == "cookie" || lower == "proxy-authorization"
-            || ["token", "secret", "key", "password", "session"].contains(where: lower.contains)
+        isSecretName(name)
     }
 }

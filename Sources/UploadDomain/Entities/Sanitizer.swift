@@ -43,6 +43,12 @@ public enum Sanitizer {
         scalar.value >= 0xA9 && scalar.properties.isEmoji
     }
 
+    /// Each line of a message of several made safe as `displayName` makes it; the line breaks stay.
+    public static func lines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { displayName(String($0)) }
+            .joined(separator: "\n")
+    }
+
     /// A one-line excerpt of a body: whitespace folded, control characters escaped, at most `limit` characters.
     public static func excerpt(_ text: String, limit: Int = 200) -> String {
         let folded = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")

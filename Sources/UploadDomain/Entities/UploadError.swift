@@ -89,6 +89,15 @@ public struct UploadError: Error, Sendable, Equatable {
         copy.file = name
         return copy
     }
+
+    /// The same error with `secrets` redacted from its cause and excerpt, which may quote a token command's error
+    /// output or a server's words.
+    public func redacting(_ secrets: [String]) -> UploadError {
+        var copy = self
+        copy.cause = cause.map { Redactor.redacting(secrets, in: $0) }
+        copy.bodyExcerpt = bodyExcerpt.map { Redactor.redacting(secrets, in: $0) }
+        return copy
+    }
 }
 
 // MARK: - Description

@@ -63,10 +63,9 @@ public struct TransferResponse: Sendable, Equatable {
             retryAfter: retryAfter)
     }
 
-    /// `text` (the body or a part of it) as it may be shown or stored: each credential replaced by `REDACTED`.
+    /// `text` (the body or a part of it) as it may be shown or stored: each credential replaced by `REDACTED`, also
+    /// where a JSON encoder escaped it.
     public func shown(_ text: String) -> String {
-        credentials.reduce(text) { text, secret in
-            text.contains(secret) ? text.replacing(secret, with: "REDACTED") : text
-        }
+        Redactor.redacting(credentials, in: text)
     }
 }

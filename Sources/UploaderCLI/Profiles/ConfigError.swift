@@ -1,3 +1,5 @@
+import UploadDomain
+
 /// A profiles file that cannot be used, or a profile that is not in it: one line naming the file, the line and the
 /// cause; the run exits 2 before anything is sent. The file is named as the user knows it (`~/.config/…` or the
 /// path `--config` gave), whole, in every error about it.
@@ -33,10 +35,13 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible {
 
     // MARK: - Description
 
+    /// One line, whatever a key, a profile name or the TOML parser put in it: control characters escaped.
     public var description: String {
-        switch code {
-        case .unknownProfile, .unreadable: reason
-        default: line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)"
-        }
+        let text =
+            switch code {
+            case .unknownProfile, .unreadable: reason
+            default: line.map { "\(file):\($0): \(reason)" } ?? "\(file): \(reason)"
+            }
+        return Sanitizer.displayName(text)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import UploadDomain
 
 /// Where the profiles file lives, following the XDG base directory spec as the journal does.
 public enum ConfigLocation {
@@ -12,11 +13,11 @@ public enum ConfigLocation {
         return home(environment) + "/.config/uploader-tui/config.toml"
     }
 
-    /// `path` with the home folder written `~`, as messages show it.
+    /// `path` with the home folder written `~` and control characters escaped, as messages show it.
     public static func shown(_ path: String, environment: [String: String]) -> String {
         let home = home(environment)
-        guard home.count > 1, path.hasPrefix(home + "/") else { return path }
-        return "~" + path.dropFirst(home.count)
+        guard home.count > 1, path.hasPrefix(home + "/") else { return Sanitizer.displayName(path) }
+        return "~" + Sanitizer.displayName(String(path.dropFirst(home.count)))
     }
 
     /// `$HOME` when set, else the passwd entry's: sudo, containers and CI set HOME elsewhere.

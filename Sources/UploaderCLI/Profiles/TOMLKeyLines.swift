@@ -40,10 +40,17 @@ struct TOMLKeyLines {
     /// The index of the `=` of a `key = value` line, outside quotes.
     private static func assignment(_ line: String) -> String.Index? {
         var quote: Character?
+        var escaped = false
         for index in line.indices {
             let character = line[index]
             if let open = quote {
-                if character == open { quote = nil }
+                if escaped {
+                    escaped = false
+                } else if open == "\"", character == "\\" {
+                    escaped = true
+                } else if character == open {
+                    quote = nil
+                }
             } else if character == "\"" || character == "'" {
                 quote = character
             } else if character == "=" {
@@ -55,13 +62,22 @@ struct TOMLKeyLines {
         return nil
     }
 
+    /// The parts of a dotted key, quoted ones as TOML reads them: `"ev\u001Bil"` is the key the parser names.
     private static func dottedKey(_ text: Substring) -> [String] {
         var parts: [String] = []
         var current = ""
         var quote: Character?
-        for character in text {
+        var rest = text.unicodeScalars[...]
+        while let scalar = rest.popFirst() {
+            let character = Character(scalar)
             if let open = quote {
-                if character == open { quote = nil } else { current.append(character) }
+                if character == open {
+                    quote = nil
+                } else if open == "\"", character == "\\", let next = rest.popFirst() {
+                    current.unicodeScalars.append(unescaped(next, from: &rest))
+                } else {
+                    current.unicodeScalars.append(scalar)
+                }
             } else if character == "\"" || character == "'" {
                 quote = character
             } else if character == "." {
@@ -73,6 +89,28 @@ struct TOMLKeyLines {
         }
         parts.append(current)
         return parts
+    }
+
+    /// What `\` then `letter` (and the hex digits it takes from `rest`) stand for in a TOML basic string.
+    private static func unescaped(
+        _ letter: Unicode.Scalar, from rest: inout Substring.UnicodeScalarView.SubSequence
+    ) -> Unicode.Scalar {
+        let digits =
+            switch letter {
+            case "u": 4
+            case "U": 8
+            case "x": 2
+            default: 0
+            }
+        guard digits > 0 else {
+            let simple: [Unicode.Scalar: Unicode.Scalar] = [
+                "b": "\u{8}", "t": "\t", "n": "\n", "f": "\u{C}", "r": "\r", "e": "\u{1B}",
+            ]
+            return simple[letter] ?? letter
+        }
+        let hex = String(String.UnicodeScalarView(rest.prefix(digits)))
+        rest = rest.dropFirst(digits)
+        return UInt32(hex, radix: 16).flatMap(Unicode.Scalar.init) ?? "\u{FFFD}"
     }
 }
 

@@ -4,7 +4,7 @@ enum CommandLines {
     /// Options that take no value, so the word after them starts a new line.
     private static let flags: Set<String> = [
         "-s", "-S", "-sS", "-v", "-L", "-k", "-i", "--fail", "--fail-with-body", "--compressed", "--silent",
-        "--show-error", "--http1.1", "--http2",
+        "--show-error", "--http1.1", "--http2", "-g", "--globoff",
     ]
 
     /// The lines of `command`: the program with its leading flags, then each option with its value, then the

@@ -66,4 +66,25 @@ struct ShellQuoteTests {
         #expect(command.contains("--form-string api_key=REDACTED --form-string password=REDACTED"), "\(command)")
         #expect(command.contains("--form-string album=pets"), "\(command)")
     }
+
+    @Test("headers named as secrets by the query's rule are left out of every command; harmless ones stay")
+    func widerSecretHeaders() throws {
+        let secret = ["X-Authorization", "X-Signature", "X-Request-Sig", "X-Jwt-Assertion", "X-Pass"]
+        let headers =
+            try secret.map { try #require(HTTPHeader(name: $0, value: "Bearer HDRSECRET-\($0)")) }
+            + [try #require(HTTPHeader(name: "Cache-Control", value: "max-age=60"))]
+        let put = PutPlanner(baseURL: "http://h/files/", headers: headers, token: nil).curlCommand(for: item)
+        var s3 = S3Planner(
+            location: try S3Location(url: "s3://bkt/"),
+            endpoint: S3Endpoint(endpointURL: "http://127.0.0.1:9", region: "us-east-1", pathStyle: true),
+            signer: SigV4Signer(credentials: AWSCredentials(accessKeyID: "a", secretAccessKey: "s"), region: "r"),
+            multipartThreshold: .max, partSize: 5 << 20, partConcurrency: 1)
+        s3.userHeaders =
+            headers + [try #require(HTTPHeader(name: "x-amz-server-side-encryption-customer-key", value: "SSECKEY"))]
+        for command in [put, s3.curlCommand(for: item)] {
+            #expect(!command.contains("HDRSECRET") && !command.contains("SSECKEY"), "\(command)")
+            for name in secret { #expect(lines(name, in: command) == ["\(name): REDACTED"], "\(command)") }
+            #expect(lines("Cache-Control", in: command) == ["Cache-Control: max-age=60"], "\(command)")
+        }
+    }
 }

@@ -166,4 +166,24 @@ struct ConfigFileTests {
                     == "no profile 'pest' in ~/.config/uploader-tui/config.toml (profiles: pets, work)")
         }
     }
+
+    @Test("a key or profile name holding control characters is named escaped, and a quoted key by its own line")
+    func controlCharacters() throws {
+        let key = try #require(self.error("[defaults]\n\"ev\\u001B]0;PWN\\u0007il\" = 1\n"))
+        #expect(
+            key.description == "~/.config/uploader-tui/config.toml:2: [defaults] has no setting 'ev\\x1B]0;PWN\\x07il'")
+        let file = try ConfigFile(
+            text: "[profile.\"a\\u001B[2Jb\"]\nretries = 1\n", shownPath: "~/.config/uploader-tui/config.toml")
+        do {
+            _ = try file.profile("ev\u{1B}[2Jil")
+            Issue.record("profile() should throw")
+        } catch {
+            #expect(
+                error.description
+                    == "no profile 'ev\\x1B[2Jil' in ~/.config/uploader-tui/config.toml (profiles: a\\x1B[2Jb)")
+        }
+        let missing = ConfigError(code: .unreadable, file: "x", line: nil, reason: "/tmp/a\u{1B}[2J.toml: no such file")
+        #expect(missing.description == "/tmp/a\\x1B[2J.toml: no such file")
+        #expect(ConfigLocation.shown("/h/a\u{7}b", environment: ["HOME": "/h"]) == "~/a\\x07b")
+    }
 }
