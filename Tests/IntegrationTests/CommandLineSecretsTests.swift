@@ -59,7 +59,7 @@ struct CommandLineSecretsTests {
             ChildProcess.uploaderBinary,
             [
                 folder.path, "--to", server.url, "-F", "api_key=FORMSECRET", "-F", "password=FORMPASS", "-F",
-                "album=pets", "--limit-rate", "50K", "--json", "--no-resume",
+                "album=pets", "--limit-rate", "1K", "--json", "--no-resume",
             ])
         try await waitUntil("the first file's start") { child.standardOutputSoFar.contains("\"started\"") }
         let cmdline = String(
