@@ -79,6 +79,24 @@ struct ScreenRendererTests {
         #expect(Fixtures.render(snapshot, size: narrow, state: state).text.contains("Run over; retry: uploader-tui"))
     }
 
+    @Test(
+        "attached alone, the quit question says y cancels the queued files and d leaves the run going; the footer has d"
+    )
+    func quitQuestionAttached() {
+        var state = UIState(size: TerminalSize(cols: 100, rows: 30))
+        state.canDetach = true
+        let list = Fixtures.render(Fixtures.uploading, size: state.size, state: state).text
+        #expect(list.contains("d detach") && list.contains("q quit"), "\(list)")
+        state.prompt = .quit
+        let asked = Fixtures.render(Fixtures.uploading, size: state.size, state: state).text
+        #expect(asked.contains("y cancels the 2 queued files, lets those in flight finish, then quits"), "\(asked)")
+        #expect(asked.contains("d leaves the run going without this screen"), "\(asked)")
+        // In one process there is nothing to leave going.
+        state.canDetach = false
+        let single = Fixtures.render(Fixtures.uploading, size: state.size, state: state).text
+        #expect(!single.contains("d leaves") && single.contains("any other key stays"), "\(single)")
+    }
+
     @Test("a row waiting to retry says why, as a failed row does")
     func retryingRow() {
         let error = UploadError(.httpStatus(503), file: "busy.jpg", httpStatus: 503)

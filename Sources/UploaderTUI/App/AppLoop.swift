@@ -18,6 +18,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     /// Screen time minus run time, at the freshest snapshot of a busy batch; see `readingTime(of:)`.
     private var runClockOffset: Duration?
     private var lastReadingTime: Duration?
+    private var otherScreens: (@Sendable () -> Int)?
 
     init(
         controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool,
@@ -36,6 +37,11 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     /// Lets `d` detach (the run goes on in its own process).
     mutating func allowDetach(_ allowed: Bool) {
         ui.canDetach = allowed
+    }
+
+    /// Reads, with each snapshot, how many other screens watch the run.
+    mutating func countOtherScreens(_ count: @escaping @Sendable () -> Int) {
+        otherScreens = count
     }
 
     /// Shows a run that has ended: keys that would command it are neither offered nor taken.
@@ -145,6 +151,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         self.snapshot = nil
         let fresh = await controller.snapshot()
         self.snapshot = fresh
+        if let otherScreens { ui.otherScreens = otherScreens() }
         ui.rates.record(bytesSent: fresh.progress.bytesSentThisRun, at: readingTime(of: fresh))
         return fresh
     }

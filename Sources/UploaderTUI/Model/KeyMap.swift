@@ -121,10 +121,13 @@ public enum KeyMap {
     private static func answer(_ prompt: UIState.Prompt, key: Key, state: UIState) -> Update {
         var state = state
         state.prompt = nil
+        if prompt == .quit, state.canDetach, key == .character("d") { return Update(state: state, effect: .detach) }
         guard key == .character("y") || key == .character("Y") else { return Update(state: state) }
         switch prompt {
         case .cancelAll: return Update(state: state, commands: [.stop])
         case .quit:
+            // A screen that attached while this one asked keeps the run: this one only leaves.
+            if state.canDetach, state.otherScreens > 0 { return Update(state: state, effect: .detach) }
             state.quitWhenIdle = true
             return Update(state: state, commands: [.stop])
         }
@@ -183,6 +186,9 @@ public enum KeyMap {
             return Update(state: state, effect: .quit)
         case .character("?"):
             state.pane = state.pane == .help ? .list : .help
+        // Other screens watch the run: q leaves this one, as d does, and stops nothing under them.
+        case .character("q") where state.canDetach && state.otherScreens > 0 && !snapshot.isIdle:
+            return Update(state: state, effect: .detach)
         case .character("q") where snapshot.stopping != nil && !snapshot.isIdle:
             return Update(state: state, commands: [.cancelAll], effect: .quit)
         case .character("q"):

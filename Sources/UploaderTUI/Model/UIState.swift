@@ -44,6 +44,8 @@ public struct UIState: Sendable, Equatable {
     public var isSearching = false
     /// The run lives in a process of its own, so `d` can leave it running (issue 18).
     public var canDetach = false
+    /// Other screens attached to the same run: `q` then leaves this one as `d` does, and the run goes on for them.
+    public var otherScreens = 0
     /// The screen is the last one of a run that has ended, shown again by `attach`: no key can change that run, so
     /// none is offered.
     public var isReplay = false

@@ -146,7 +146,10 @@ extension ScreenRenderer {
             ("?", "show or hide this help"),
             ("q", "quit (asks y/n while uploads run)"),
         ]
-        if canDetach { entries.insert(("d", "detach: the run goes on without the screen"), at: entries.count - 1) }
+        if canDetach {
+            entries.insert(("d", "detach: the run goes on without the screen"), at: entries.count - 1)
+            entries[entries.count - 1] = ("q", "quit; the run stops unless others watch it")
+        }
         if replay {
             entries.removeAll { Self.commandKeys.contains($0.0) }
             entries[entries.count - 1] = ("q", "quit: this run has ended, no key changes it")
@@ -178,24 +181,41 @@ extension ScreenRenderer {
 
     // MARK: - Prompts
 
-    func renderPrompt(_ frame: inout Frame, _ prompt: UIState.Prompt, _ snapshot: UploadSnapshot) {
+    /// - Parameter canDetach: the run has a process of its own, so quitting can also leave it going (`d`).
+    func renderPrompt(
+        _ frame: inout Frame, _ prompt: UIState.Prompt, _ snapshot: UploadSnapshot, canDetach: Bool = false
+    ) {
         let question: String
-        let note: String
+        var notes: [String]
+        let counts = snapshot.progress.counts
         switch prompt {
         case .cancelAll:
-            question = "Cancel all \(snapshot.progress.counts.pending) pending files?"
-            note =
+            question = "Cancel all \(counts.pending) pending files?"
+            notes = [
                 "y cancels the queued ones and lets those in flight finish " + glyphs.dot + " any other key keeps them"
+            ]
         case .quit:
             question = "Uploads are still running. Quit?"
-            note = "y lets those in flight finish, then quits " + glyphs.dot + " any other key stays"
+            // Quitting stops the run: say what that costs, and that d is the way to leave it going.
+            let queued = counts.queued + counts.preparing
+            let cancels =
+                queued == 0 ? "y" : "y cancels the " + (queued == 1 ? "queued file" : "\(queued) queued files") + ","
+            notes = [cancels + " lets those in flight finish, then quits"]
+            if canDetach {
+                notes.append("d leaves the run going without this screen " + glyphs.dot + " any other key stays")
+            } else {
+                notes[0] += " " + glyphs.dot + " any other key stays"
+            }
         }
         let cols = frame.size.cols
-        let width = min(cols, max(DisplayWidth.of(question), DisplayWidth.of(note)) + 6)
+        let widest = ([question + " (y/n)"] + notes).map { DisplayWidth.of($0) }.max() ?? 0
+        let width = min(cols, widest + 4)
         let x = (cols - width) / 2
         let y = max(0, frame.size.rows / 2 - 2)
-        drawBox(&frame, x: x, y: y, width: width, height: 4, style: style(.yellow, bold: true))
+        drawBox(&frame, x: x, y: y, width: width, height: 3 + notes.count, style: style(.yellow, bold: true))
         frame.put(truncate(question + " (y/n)", width - 4), x: x + 2, y: y + 1, style: style(.yellow, bold: true))
-        frame.put(truncate(note, width - 4), x: x + 2, y: y + 2, style: style(dim: true))
+        for (index, note) in notes.enumerated() {
+            frame.put(truncate(note, width - 4), x: x + 2, y: y + 2 + index, style: style(dim: true))
+        }
     }
 }

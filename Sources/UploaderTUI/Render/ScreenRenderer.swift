@@ -66,7 +66,7 @@ public struct ScreenRenderer: Sendable {
             }
         case .help: renderHelp(&frame, snapshot, layout: layout, canDetach: state.canDetach, replay: state.isReplay)
         }
-        if let prompt = state.prompt { renderPrompt(&frame, prompt, snapshot) }
+        if let prompt = state.prompt { renderPrompt(&frame, prompt, snapshot, canDetach: state.canDetach) }
         return frame
     }
 
