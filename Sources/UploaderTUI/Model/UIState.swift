@@ -27,6 +27,8 @@ public struct UIState: Sendable, Equatable {
     /// Position among the visible rows of the first row shown.
     public var scrollTop: Int
     public var pane: Pane
+    /// Rows the detail pane's body is scrolled by; the app loop keeps it within what the pane holds.
+    public var detailScroll = 0
     public var prompt: Prompt?
     /// The user chose to quit while uploads ran: the screen leaves once those in flight have finished.
     public var quitWhenIdle = false

@@ -96,7 +96,7 @@ extension ScreenRenderer {
         frame.put(truncate(label, room), x: x, y: layout.columnHeaderRow, style: style(.cyan, bold: true))
     }
 
-    private func scrollMark(up: Bool) -> String {
+    func scrollMark(up: Bool) -> String {
         glyphs.asciiOnly ? (up ? "^" : "v") : (up ? "▲" : "▼")
     }
 

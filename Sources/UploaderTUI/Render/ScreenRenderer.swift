@@ -62,7 +62,7 @@ public struct ScreenRenderer: Sendable {
         case .list: break
         case .detail:
             if let file = state.selectedFile(in: snapshot.files, visible: visible) {
-                renderDetail(&frame, file, preview: state.preview, layout: layout)
+                renderDetail(&frame, file, preview: state.preview, scroll: state.detailScroll, layout: layout)
             }
         case .help: renderHelp(&frame, snapshot, layout: layout, canDetach: state.canDetach, replay: state.isReplay)
         }
