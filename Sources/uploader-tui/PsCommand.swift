@@ -113,6 +113,8 @@ struct PsEntry: Encodable {
     var bytesSent: Int64
     var bytesTotal: Int64
     var bytesPerSecond: Double
+    /// Files paused on a screen: a run `paused` waits for them.
+    var paused: Int
 
     init(_ info: RunInfo) {
         id = info.id
@@ -129,5 +131,6 @@ struct PsEntry: Encodable {
         bytesSent = info.bytesSent
         bytesTotal = info.bytesTotal
         bytesPerSecond = info.bytesPerSecond
+        paused = info.paused ?? 0
     }
 }

@@ -97,6 +97,21 @@ struct ScreenRendererTests {
         #expect(!single.contains("d leaves") && single.contains("any other key stays"), "\(single)")
     }
 
+    @Test("a batch that waits only for paused files says so, and how to resume them; one still moving does not")
+    func pausedToast() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        var files = (0..<3).map { Fixtures.file($0, "f\($0).jpg", size: 10, sent: 10, phase: .done) }
+        files.append(Fixtures.file(3, "big.jpg", size: 1000, sent: 990, phase: .uploading, paused: true))
+        let one = Fixtures.render(Fixtures.snapshot(files), size: size).text
+        #expect(one.contains("1 file paused — p resumes it"), "\(one)")
+        #expect(one.contains("The run waits for it: nothing else is moving") && !one.contains("Uploading images"))
+        files[2] = Fixtures.file(2, "other.jpg", size: 10, sent: 5, phase: .uploading, paused: true)
+        #expect(Fixtures.render(Fixtures.snapshot(files), size: size).text.contains("2 files paused"))
+        // Another transfer still moves: the batch is uploading.
+        let moving = Fixtures.render(Fixtures.uploading, size: size).text
+        #expect(moving.contains("Uploading images") && !moving.contains("paused —"), "\(moving)")
+    }
+
     @Test("a row waiting to retry says why, as a failed row does")
     func retryingRow() {
         let error = UploadError(.httpStatus(503), file: "busy.jpg", httpStatus: 503)

@@ -242,6 +242,16 @@ public struct ScreenRenderer: Sendable {
                 detail: "Waiting files keep their retries " + glyphs.dot + " q quits",
                 fraction: snapshot.progress.fraction)
         }
+        if snapshot.waitsOnPaused {
+            // Else the toast reads "Uploading images 99%" for as long as nobody resumes it.
+            let paused = snapshot.pausedFiles
+            return ToastText(
+                icon: glyphs.asciiOnly ? "||" : "‖",
+                title: (paused == 1 ? "1 file paused " : "\(paused) files paused ") + glyphs.dash
+                    + (paused == 1 ? " p resumes it" : " p on each resumes it"),
+                subtitle: "The run waits for " + (paused == 1 ? "it" : "them") + ": nothing else is moving",
+                fraction: snapshot.progress.fraction)
+        }
         switch snapshot.toast {
         case .willStart:
             return ToastText(
