@@ -34,7 +34,7 @@ public struct RunLog: Sendable {
     /// The run begins.
     public func started(source: String, destination: String, files: Int) {
         logger.notice(
-            "run started: \(files) files",
+            "run started: \(files == 1 ? "1 file" : "\(files) files")",
             metadata: ["source": "\(source)", "destination": "\(Redactor.url(destination))"])
     }
 

@@ -112,6 +112,16 @@ struct ScreenRendererTests {
         #expect(moving.contains("Uploading images") && !moving.contains("paused —"), "\(moving)")
     }
 
+    @Test("a batch of one file counts it in the singular, wide and narrow")
+    func oneFileHeader() {
+        let one = Fixtures.snapshot([Fixtures.file(0, "a.jpg", size: 10, sent: 0, phase: .queued, attempt: 0)])
+        for size in [TerminalSize(cols: 100, rows: 30), TerminalSize(cols: 40, rows: 12)] {
+            let header = Fixtures.render(one, size: size).line(1)
+            #expect(!header.contains("1 files"), "\(header)")
+        }
+        #expect(Fixtures.render(one, size: TerminalSize(cols: 100, rows: 30)).line(1).contains("1 file  queued 1"))
+    }
+
     @Test("a row waiting to retry says why, as a failed row does")
     func retryingRow() {
         let error = UploadError(.httpStatus(503), file: "busy.jpg", httpStatus: 503)

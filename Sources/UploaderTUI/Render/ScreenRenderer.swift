@@ -137,16 +137,17 @@ public struct ScreenRenderer: Sendable {
         // Only with --verify: a part of `done`, so it follows it.
         if counts.verified > 0 { segments.insert(("verified \(counts.verified)", style(.green)), at: 3) }
         var separator = " " + glyphs.dot + " "
-        let full = "\(counts.total) files  " + segments.map(\.0).joined(separator: separator)
+        let files = counts.total == 1 ? "1 file" : "\(counts.total) files"
+        let full = files + "  " + segments.map(\.0).joined(separator: separator)
         var y1x = 1
         if DisplayWidth.of(full) + DisplayWidth.of(right) + 4 <= cols {
-            y1x += frame.put("\(counts.total) files  ", x: y1x, y: 1, style: style(bold: true))
+            y1x += frame.put(files + "  ", x: y1x, y: 1, style: style(bold: true))
             frame.put(right, x: cols - DisplayWidth.of(right) - 1, y: 1, style: style(dim: true))
         } else {
             // Narrow: only the phases that have files, so the line still fits.
             segments = segments.filter { !$0.0.hasSuffix(" 0") }
             separator = "  "
-            if segments.isEmpty { segments = [("\(counts.total) files", style())] }
+            if segments.isEmpty { segments = [(files, style())] }
             // The cap and the concurrency still show when the short counts leave room: [ ] + - change them.
             let short = segments.map(\.0).joined(separator: separator)
             if DisplayWidth.of(short) + DisplayWidth.of(right) + 4 <= cols {
