@@ -67,6 +67,8 @@ enum RunLookup {
     /// `id` when it is a run ID.
     /// - Throws: `UsageError` for anything else, so no path is ever built from it.
     static func checked(_ id: String) throws -> String {
+        // IDs are written in lower case; one typed in upper case (`AA59`) names the same run.
+        let id = id.lowercased()
         guard RunDirectory.isValid(id) else {
             throw UsageError(
                 description: "'\(Sanitizer.displayName(id))' is not a run ID (hex digits, as `uploader-tui ps` lists)")
@@ -102,12 +104,18 @@ enum RunLookup {
         return RunServiceError(.stale, id: id, detail: "pid \(record.info.pid)")
     }
 
-    /// "done at 12:03, exit 0".
+    /// "done at 12:03, exit 0": the local time on a 24-hour clock, whatever the locale.
     static func ending(_ record: RunRecord) -> String {
-        let time = record.endedAt.map { Date(timeIntervalSince1970: $0) }.map {
-            $0.formatted(date: .omitted, time: .shortened)
-        }
+        let time = record.endedAt.map { clock.string(from: Date(timeIntervalSince1970: $0)) }
         return "\(record.info.state)\(time.map { " at \($0)" } ?? ""), exit \(record.exitCode ?? 0)"
+    }
+
+    private static var clock: DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        formatter.dateFormat = "HH:mm"
+        return formatter
     }
 }
 

@@ -178,9 +178,15 @@ struct DetachTests {
 
         // Seen: now it is one line and exit 4, for attach and for stop, and the rows are gone.
         #expect(!FileManager.default.fileExists(atPath: runs + "\(id).last.json"))
-        let again = try await ChildProcess.run(ChildProcess.uploaderBinary, ["attach", id], environment: environment)
+        // An ID typed in upper case names the same run; the time is on a 24-hour clock whatever the locale.
+        var posix = environment
+        posix["LANG"] = "C.UTF-8"
+        let again = try await ChildProcess.run(
+            ChildProcess.uploaderBinary, ["attach", id.uppercased()], environment: posix)
         #expect(again.status == 4)
         #expect(again.standardError.hasPrefix("uploader-tui: run \(id) has ended (done at "), "\(again.standardError)")
+        let clock = try Regex(#"done at [0-2][0-9]:[0-5][0-9], exit 0\)"#)
+        #expect(again.standardError.contains(clock), "\(again.standardError)")
         let newest = try await ChildProcess.run(ChildProcess.uploaderBinary, ["attach"], environment: environment)
         #expect(newest.status == 4)
         #expect(newest.standardError == "uploader-tui: no run to attach to; `uploader-tui ps` lists the runs\n")
