@@ -81,7 +81,7 @@ enum RunLookup {
     static func completing(includingUnseenEnds: Bool) -> [String] {
         let directory = RunDirectory(environment: ProcessInfo.processInfo.environment)
         return directory.ids().compactMap { RunRecord.read($0, in: directory) }
-            .filter { !$0.hasEnded || (includingUnseenEnds && !$0.seen) }
+            .filter { $0.info.state != "gone" && (!$0.hasEnded || (includingUnseenEnds && !$0.seen)) }
             .sorted { $0.info.started > $1.info.started }.map(\.info.id)
     }
 
@@ -96,12 +96,33 @@ enum RunLookup {
         return newest.info.id
     }
 
-    /// The run's process is dead though its record says it runs (killed with -9): its files are removed.
+    /// The run's process is dead though its record says it runs (killed with -9), or `ps` found it so and kept its
+    /// record to be told here: its files are removed.
     static func gone(_ id: String, in directory: RunDirectory) -> RunServiceError? {
         guard let record = RunRecord.read(id, in: directory), !record.hasEnded else { return nil }
-        guard kill(record.info.pid, 0) != 0, errno == ESRCH else { return nil }
+        guard record.info.state == "gone" || isDead(record) else { return nil }
         directory.remove(id)
         return RunServiceError(.stale, id: id, detail: "pid \(record.info.pid)")
+    }
+
+    /// Whether the process of a run that has not ended is dead.
+    static func isDead(_ record: RunRecord) -> Bool {
+        kill(record.info.pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// `ps` lists a dead run once: its socket and snapshot go, and its record stays, marked `gone`, so that `attach`
+    /// and `stop` still say what became of it.
+    /// - Returns: the run as `ps` lists it.
+    static func markGone(_ record: RunRecord, in directory: RunDirectory) -> RunInfo {
+        var record = record
+        record.info.state = "gone"
+        record.info.bytesPerSecond = 0
+        // When it was found gone: the record is forgotten a day later.
+        record.endedAt = Date().timeIntervalSince1970
+        let id = record.info.id
+        for path in [directory.socketPath(id), directory.lastPath(id), directory.logPath(id)] { unlink(path) }
+        if (try? record.write(in: directory)) == nil { directory.remove(id) }
+        return record.info
     }
 
     /// "done at 12:03, exit 0": the local time on a 24-hour clock, whatever the locale.

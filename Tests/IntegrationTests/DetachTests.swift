@@ -349,6 +349,10 @@ struct DetachTests {
         try await waitUntil("the run process gone") { kill(pid_t(pid), 0) != 0 }
         let socket = runtime.path + "/uploader-tui/\(id).sock"
         #expect(FileManager.default.fileExists(atPath: socket), "kill -9 leaves the socket")
+        // ps lists it gone once, with what it had done; attach still says what became of it.
+        let gone = try #require(try await run(id))
+        #expect(gone["state"] as? String == "gone" && gone["done"] as? Int ?? 0 >= 1, "\(gone)")
+        #expect(try await run(id) == nil, "listed once")
         let attach = try await ChildProcess.run(ChildProcess.uploaderBinary, ["attach", id], environment: environment)
         #expect(attach.status == 4)
         #expect(
@@ -356,6 +360,8 @@ struct DetachTests {
                 == "uploader-tui: run \(id) is gone: its process was killed (pid \(pid)); removed its stale socket. "
                 + "Run the same command again to resume from the journal\n", "\(attach.standardError)")
         #expect(!FileManager.default.fileExists(atPath: socket))
+        let told = try await ChildProcess.run(ChildProcess.uploaderBinary, ["attach", id], environment: environment)
+        #expect(told.status == 4 && told.standardError.contains("no run \(id) here"), "\(told.standardError)")
 
         let rerun = try await ChildProcess.run(
             ChildProcess.uploaderBinary, arguments + ["--no-tui", "--json"], environment: environment)
