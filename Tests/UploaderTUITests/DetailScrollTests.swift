@@ -24,13 +24,13 @@ struct DetailScrollTests {
         let tall = TerminalSize(cols: 100, rows: 60)
         let whole = renderer.render(snapshot, UIState(size: tall, pane: .detail), size: tall).text
         #expect(whole.contains("END-OF-ANSWER") && whole.contains("https://final.example/last-line"), "\(whole)")
-        #expect(whole.contains(" Esc closes ") && !whole.contains("scroll"), "\(whole)")
+        #expect(whole.contains(" Esc closes ") && !whole.contains("PgDn scroll"), "\(whole)")
 
         let size = TerminalSize(cols: 100, rows: 30)
         var state = UIState(size: size, pane: .detail)
         let top = renderer.render(snapshot, state, size: size).text
         #expect(top.contains("answer.jpg") && !top.contains("last-line"), "\(top)")
-        #expect(top.contains("↑↓ PgUp PgDn scroll · Esc closes"), "\(top)")
+        #expect(top.contains("↑↓ PgUp PgDn scroll · Esc closes") && top.contains("↑↓ scroll"), "\(top)")
         let limit = renderer.detailScrollLimit(longDetailFile(), preview: nil, size: size)
         #expect(limit > 0)
         state.detailScroll = limit
