@@ -35,6 +35,8 @@ public final class RunClient: Sendable {
         var curlAnswers: [Int: String] = [:]
         var end: End?
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// Screens attached, this one among them, as the last snapshot said.
+        var screens = 1
     }
 
     /// Connects to run `id` in `directory` as `role`, checks who listens and exchanges hellos.
@@ -122,6 +124,10 @@ public final class RunClient: Sendable {
     /// How the connection ended; nil while it lasts.
     public var end: End? { state.withLock { $0.end } }
 
+    /// The other screens attached to the run, as its last snapshot said: a screen that quits while others watch
+    /// leaves the run going.
+    public var otherScreens: Int { state.withLock { max(0, $0.screens - 1) } }
+
     /// Sends a command to the run.
     public func send(_ command: UploadCommand) {
         var line = RunLine(.command)
@@ -191,6 +197,7 @@ public final class RunClient: Sendable {
                     return true
                 }
                 state.snapshot = snapshot
+                if let screens = wire.screens { state.screens = screens }
                 return false
             }
             if broken { connection.close() } else { wake() }

@@ -120,9 +120,11 @@ public struct RunInfo: Codable, Sendable, Equatable {
     public var bytesSent: Int64
     public var bytesTotal: Int64
     public var bytesPerSecond: Double
-    /// `running`, `stopping`, `done`, `failed` (some files failed or were cancelled), `interrupted` or `gone` (the
-    /// process died without ending the run).
+    /// `running`, `paused` (it waits for files the user paused), `stopping`, `done`, `failed` (some files failed or
+    /// were cancelled), `interrupted` or `gone` (the process died without ending the run).
     public var state: String
+    /// Files whose transfer is paused; absent in records of earlier versions.
+    public var paused: Int?
     /// The screen leaves when the batch ends (`--exit-when-done`).
     public var exitWhenDone: Bool
 
@@ -162,9 +164,10 @@ public struct RunInfo: Codable, Sendable, Equatable {
         // The batch's bytes, cancelled files' too: a stopped run reads "38 KiB of 293 KiB", not "of 38 KiB".
         info.bytesTotal = snapshot.progress.bytesOfBatch
         info.bytesPerSecond = snapshot.isIdle ? 0 : snapshot.progress.bytesPerSecond
+        info.paused = snapshot.pausedFiles
         if !snapshot.isIdle {
-            info.state = snapshot.stopping == nil ? "running" : "stopping"
-        } else if info.state == "running" || info.state == "stopping",
+            info.state = snapshot.stopping != nil ? "stopping" : snapshot.waitsOnPaused ? "paused" : "running"
+        } else if ["running", "paused", "stopping"].contains(info.state),
             counts.total > 0, counts.done + counts.failed + counts.cancelled + counts.skipped == counts.total
         {
             // The batch is over while screens keep the process: how it ended so far (`r` on a screen may go on).

@@ -327,7 +327,7 @@ public final class RunServer: Sendable {
             }
             let snapshot = await host.snapshot()
             state.withLock { $0.recordRate(bytesSent: snapshot.progress.bytesSent, since: started) }
-            let (fresh, current, previous, lastFigures) = state.withLock { state in
+            let (fresh, current, previous, lastFigures, screens) = state.withLock { state in
                 if snapshot.isIdle {
                     state.idleSeen = state.screens > 0
                 } else if state.screens > 0 {
@@ -345,17 +345,20 @@ public final class RunServer: Sendable {
                     }
                 }
                 defer { state.lastRows = snapshot.files }
-                return (fresh, current, state.lastRows, state.lastFigures)
+                return (fresh, current, state.lastRows, state.lastFigures, state.screens)
             }
             if !fresh.isEmpty {
                 var line = RunLine(.snapshot)
                 line.snapshot = WireSnapshot(snapshot)
+                line.snapshot?.screens = screens
                 let data = line.encoded()
                 for connection in fresh { connection.send(encoded: data) }
             }
             guard !current.isEmpty else { continue }
             let changed = previous.flatMap { WireSnapshot.changedRows(from: $0, to: snapshot.files) }
             var delta = WireSnapshot(snapshot, changed: changed)
+            // A screen that comes or goes is news too: the others' `q` depends on it.
+            delta.screens = screens
             // Nothing moved: no message. The rows compared, the figures too (without the rows).
             var figures = delta
             figures.rows = []

@@ -23,6 +23,8 @@ public struct WireSnapshot: Codable, Sendable, Equatable {
     public var unreachable: WireUnreachable?
     /// Present once the batch stopped at a failure every file would meet.
     public var batchStop: WireBatchStop?
+    /// Screens attached to the run, the receiver among them: with others watching, `q` leaves the run going.
+    public var screens: Int?
 
     /// The wire form of `snapshot`, carrying the rows at `changed` (every row when nil).
     public init(_ snapshot: UploadSnapshot, changed: [Int]? = nil) {

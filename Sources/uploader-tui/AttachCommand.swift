@@ -67,6 +67,8 @@ enum RunLookup {
     /// `id` when it is a run ID.
     /// - Throws: `UsageError` for anything else, so no path is ever built from it.
     static func checked(_ id: String) throws -> String {
+        // IDs are written in lower case; one typed in upper case (`AA59`) names the same run.
+        let id = id.lowercased()
         guard RunDirectory.isValid(id) else {
             throw UsageError(
                 description: "'\(Sanitizer.displayName(id))' is not a run ID (hex digits, as `uploader-tui ps` lists)")
@@ -79,7 +81,7 @@ enum RunLookup {
     static func completing(includingUnseenEnds: Bool) -> [String] {
         let directory = RunDirectory(environment: ProcessInfo.processInfo.environment)
         return directory.ids().compactMap { RunRecord.read($0, in: directory) }
-            .filter { !$0.hasEnded || (includingUnseenEnds && !$0.seen) }
+            .filter { $0.info.state != "gone" && (!$0.hasEnded || (includingUnseenEnds && !$0.seen)) }
             .sorted { $0.info.started > $1.info.started }.map(\.info.id)
     }
 
@@ -94,20 +96,47 @@ enum RunLookup {
         return newest.info.id
     }
 
-    /// The run's process is dead though its record says it runs (killed with -9): its files are removed.
+    /// The run's process is dead though its record says it runs (killed with -9), or `ps` found it so and kept its
+    /// record to be told here: its files are removed.
     static func gone(_ id: String, in directory: RunDirectory) -> RunServiceError? {
         guard let record = RunRecord.read(id, in: directory), !record.hasEnded else { return nil }
-        guard kill(record.info.pid, 0) != 0, errno == ESRCH else { return nil }
+        guard record.info.state == "gone" || isDead(record) else { return nil }
         directory.remove(id)
         return RunServiceError(.stale, id: id, detail: "pid \(record.info.pid)")
     }
 
-    /// "done at 12:03, exit 0".
+    /// Whether the process of a run that has not ended is dead.
+    static func isDead(_ record: RunRecord) -> Bool {
+        kill(record.info.pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// `ps` lists a dead run once: its socket and snapshot go, and its record stays, marked `gone`, so that `attach`
+    /// and `stop` still say what became of it.
+    /// - Returns: the run as `ps` lists it.
+    static func markGone(_ record: RunRecord, in directory: RunDirectory) -> RunInfo {
+        var record = record
+        record.info.state = "gone"
+        record.info.bytesPerSecond = 0
+        // When it was found gone: the record is forgotten a day later.
+        record.endedAt = Date().timeIntervalSince1970
+        let id = record.info.id
+        for path in [directory.socketPath(id), directory.lastPath(id), directory.logPath(id)] { unlink(path) }
+        if (try? record.write(in: directory)) == nil { directory.remove(id) }
+        return record.info
+    }
+
+    /// "done at 12:03, exit 0": the local time on a 24-hour clock, whatever the locale.
     static func ending(_ record: RunRecord) -> String {
-        let time = record.endedAt.map { Date(timeIntervalSince1970: $0) }.map {
-            $0.formatted(date: .omitted, time: .shortened)
-        }
+        let time = record.endedAt.map { clock.string(from: Date(timeIntervalSince1970: $0)) }
         return "\(record.info.state)\(time.map { " at \($0)" } ?? ""), exit \(record.exitCode ?? 0)"
+    }
+
+    private static var clock: DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        formatter.dateFormat = "HH:mm"
+        return formatter
     }
 }
 

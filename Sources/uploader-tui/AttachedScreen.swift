@@ -59,6 +59,7 @@ struct AttachedScreen {
             source: info.source, destination: info.destination, exitWhenDone: info.exitWhenDone,
             thumbnails: VipsThumbnails(), notices: client.notices)
         configuration.canDetach = true
+        configuration.otherScreens = { client.otherScreens }
         configuration.recentRates = RateHistory(samples: client.recentRates)
         let controller = RunController(client: client)
         let task = Task(executorPreference: globalConcurrentExecutor) {
@@ -88,7 +89,8 @@ struct AttachedScreen {
             return .status(.success)
         }
         if client.end == nil {
-            if outcome == .quitEarly { client.send(.stop) }
+            // Stops the run only for the last screen; with others watching, the run answers `quit` and goes on.
+            if outcome == .quitEarly, client.otherScreens == 0 { client.send(.stop) }
             client.quit()
         }
         let end = await client.waitForEnd()

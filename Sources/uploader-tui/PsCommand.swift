@@ -63,9 +63,15 @@ struct PsCommand: ParsableCommand {
     }
 
     /// The run as it stands: asked of its process while it runs, else read from its record. Dead runs are listed
-    /// `gone` once and their files removed; ended runs seen long ago are forgotten.
+    /// `gone` once, their records kept for `attach` to tell; ended runs seen long ago are forgotten.
     private func status(of id: String, in directory: RunDirectory) -> RunInfo? {
         guard let record = RunRecord.read(id, in: directory) else { return nil }
+        if record.info.state == "gone", !record.hasEnded {
+            if let found = record.endedAt, Date().timeIntervalSince1970 - found > Self.keepEnded {
+                directory.remove(id)
+            }
+            return nil
+        }
         if record.hasEnded {
             if record.seen, let ended = record.endedAt, Date().timeIntervalSince1970 - ended > Self.keepEnded {
                 directory.remove(id)
@@ -76,13 +82,7 @@ struct PsCommand: ParsableCommand {
         do {
             return try RunClient.connect(id: id, in: directory, role: .status).info
         } catch  where error.code == .stale || error.code == .noSuchRun {
-            if RunLookup.gone(id, in: directory) != nil || error.code == .stale {
-                directory.remove(id)
-                var info = record.info
-                info.state = "gone"
-                info.bytesPerSecond = 0
-                return info
-            }
+            if error.code == .stale || RunLookup.isDead(record) { return RunLookup.markGone(record, in: directory) }
             return record.info
         } catch {
             var info = record.info
@@ -113,6 +113,8 @@ struct PsEntry: Encodable {
     var bytesSent: Int64
     var bytesTotal: Int64
     var bytesPerSecond: Double
+    /// Files paused on a screen: a run `paused` waits for them.
+    var paused: Int
 
     init(_ info: RunInfo) {
         id = info.id
@@ -129,5 +131,6 @@ struct PsEntry: Encodable {
         bytesSent = info.bytesSent
         bytesTotal = info.bytesTotal
         bytesPerSecond = info.bytesPerSecond
+        paused = info.paused ?? 0
     }
 }

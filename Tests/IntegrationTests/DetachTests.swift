@@ -178,9 +178,15 @@ struct DetachTests {
 
         // Seen: now it is one line and exit 4, for attach and for stop, and the rows are gone.
         #expect(!FileManager.default.fileExists(atPath: runs + "\(id).last.json"))
-        let again = try await ChildProcess.run(ChildProcess.uploaderBinary, ["attach", id], environment: environment)
+        // An ID typed in upper case names the same run; the time is on a 24-hour clock whatever the locale.
+        var posix = environment
+        posix["LANG"] = "C.UTF-8"
+        let again = try await ChildProcess.run(
+            ChildProcess.uploaderBinary, ["attach", id.uppercased()], environment: posix)
         #expect(again.status == 4)
         #expect(again.standardError.hasPrefix("uploader-tui: run \(id) has ended (done at "), "\(again.standardError)")
+        let clock = try Regex(#"done at [0-2][0-9]:[0-5][0-9], exit 0\)"#)
+        #expect(again.standardError.contains(clock), "\(again.standardError)")
         let newest = try await ChildProcess.run(ChildProcess.uploaderBinary, ["attach"], environment: environment)
         #expect(newest.status == 4)
         #expect(newest.standardError == "uploader-tui: no run to attach to; `uploader-tui ps` lists the runs\n")
@@ -343,6 +349,10 @@ struct DetachTests {
         try await waitUntil("the run process gone") { kill(pid_t(pid), 0) != 0 }
         let socket = runtime.path + "/uploader-tui/\(id).sock"
         #expect(FileManager.default.fileExists(atPath: socket), "kill -9 leaves the socket")
+        // ps lists it gone once, with what it had done; attach still says what became of it.
+        let gone = try #require(try await run(id))
+        #expect(gone["state"] as? String == "gone" && gone["done"] as? Int ?? 0 >= 1, "\(gone)")
+        #expect(try await run(id) == nil, "listed once")
         let attach = try await ChildProcess.run(ChildProcess.uploaderBinary, ["attach", id], environment: environment)
         #expect(attach.status == 4)
         #expect(
@@ -350,6 +360,8 @@ struct DetachTests {
                 == "uploader-tui: run \(id) is gone: its process was killed (pid \(pid)); removed its stale socket. "
                 + "Run the same command again to resume from the journal\n", "\(attach.standardError)")
         #expect(!FileManager.default.fileExists(atPath: socket))
+        let told = try await ChildProcess.run(ChildProcess.uploaderBinary, ["attach", id], environment: environment)
+        #expect(told.status == 4 && told.standardError.contains("no run \(id) here"), "\(told.standardError)")
 
         let rerun = try await ChildProcess.run(
             ChildProcess.uploaderBinary, arguments + ["--no-tui", "--json"], environment: environment)

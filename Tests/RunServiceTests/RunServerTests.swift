@@ -173,6 +173,26 @@ struct RunServerTests {
         third.end(stopped.current.withLock { $0 }, exitCode: 2)
     }
 
+    @Test("each screen learns how many others watch; one that quits while another watches is let go, the run goes on")
+    func otherScreens() async throws {
+        let directory = try folder()
+        let run = FakeRun(files: 2)
+        let server = try RunServer(directory: directory, info: info("00c1"), host: run.host)
+        server.start()
+        let first = try await connectPatiently(id: "00c1", in: directory)
+        try await waitUntil("one screen") { server.screens == 1 }
+        try await waitUntil("alone") { first.latest != nil && first.otherScreens == 0 }
+        let second = try await connectPatiently(id: "00c1", in: directory)
+        try await waitUntil("the first sees the second") { first.otherScreens == 1 }
+        try await waitUntil("the second sees the first") { second.otherScreens == 1 }
+        second.quit()
+        #expect(await second.waitForEnd() == .released)
+        try await waitUntil("the first alone again") { first.otherScreens == 0 }
+        #expect(run.commands.withLock { $0 }.isEmpty)
+        server.end(run.current.withLock { $0 }, exitCode: 0)
+        #expect(await first.waitForEnd() == .ended(0))
+    }
+
     @Test("a client of another protocol version is refused with one line")
     func versionMismatch() async throws {
         let directory = try folder()

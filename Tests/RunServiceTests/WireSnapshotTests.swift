@@ -144,4 +144,26 @@ struct WireSnapshotTests {
         #expect(state(counts(done: 3, failed: 1, cancelled: 0, queued: 0), idle: true) == "failed")
         #expect(state(counts(done: 3, failed: 0, cancelled: 1, queued: 0), idle: true) == "stopped")
     }
+
+    @Test("a run that waits only for a paused file reads paused, with the count; one that moves besides reads running")
+    func pausedState() {
+        func info(_ rows: [(UploadPhase, Bool)]) -> RunInfo {
+            let files = rows.enumerated().map { index, row in
+                FileSnapshot(
+                    id: index, name: "f\(index)", path: "/p/f\(index)", destination: "http://h/", size: 10,
+                    sent: row.0 == .done ? 10 : 5, phase: row.0, attempt: 1, isPaused: row.1)
+            }
+            let progress = BatchProgress(
+                counts: PhaseCounts(files.map(\.phase)), bytesSent: 0, bytesTotal: 0, bytesPerSecond: 0, eta: nil)
+            let snapshot = UploadSnapshot(
+                files: files, progress: progress, toast: Toast(progress: progress), concurrency: 2, isIdle: false,
+                elapsed: .zero)
+            return RunInfo(id: "ab12", pid: 1, source: "/s", destination: "http://h/", started: 1)
+                .updated(from: snapshot)
+        }
+        let waiting = info([(.done, false), (.uploading, true)])
+        #expect(waiting.state == "paused" && waiting.paused == 1)
+        let moving = info([(.uploading, false), (.uploading, true)])
+        #expect(moving.state == "running" && moving.paused == 1)
+    }
 }

@@ -297,6 +297,43 @@ struct UploadSessionTests {
         #expect(await session.snapshot().toast == .done)
     }
 
+    @Test("r on a cancelled file sends it next, before the queued files, and its row reads queued; R keeps the order")
+    func retryOneGoesNext() async throws {
+        let transport = InMemoryTransport()
+        let session = UploadSession(
+            items: items([10, 10, 10, 10, 10]), planner: EchoPlanner(), transport: transport,
+            configuration: .init(concurrency: 2))
+        var events = session.events.makeAsyncIterator()
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        let pair = try await started.next(2)
+        await session.handle(.cancel(fileID: 4))
+        // Cancelled in flight: its request is torn down, and the freed slot starts the next queued file.
+        await session.handle(.cancel(fileID: 1))
+        #expect(await awaitEvent(.cancelled, file: 1, in: &events) != nil)
+        let third = try #require(await started.next())
+        #expect(third.request.files.map(\.id) == [2])
+        await session.handle(.retry(fileID: 1))
+        let row = await session.snapshot().files[1]
+        #expect(row.phase == .queued && row.error == nil)
+        pair[0].reply(.success(TransferResponse(status: 201)))
+        let next = try #require(await started.next())
+        #expect(next.request.files.map(\.id) == [1])
+        // R sends every file not done, behind those already queued.
+        await session.handle(.retryUnfinished)
+        var order: [Int] = []
+        for request in [third, next] {
+            // One slot frees at a time: the files start in queue order.
+            request.reply(.success(TransferResponse(status: 201)))
+            let again = try #require(await started.next())
+            order += again.request.files.map(\.id)
+            again.reply(.success(TransferResponse(status: 201)))
+        }
+        #expect(order == [3, 4])
+        await session.waitUntilIdle()
+        #expect(await session.snapshot().files.allSatisfy { $0.phase == .done })
+    }
+
     @Test("a 429 with Retry-After holds every new request until then, not only the refused file's retry")
     func retryAfterHoldsTheQueue() async throws {
         let (session, transport, clock) = scripted([10, 10, 10, 10], concurrency: 2)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import UploaderCLI
@@ -16,5 +17,17 @@ struct FileLogHandlerTests {
         // Escaped as on screen first: a line break never ends the line, and a name without a space stays bare.
         #expect(FileLogHandler.logfmt("a\nb") == "a\\x0Ab")
         #expect(FileLogHandler.logfmt("no\u{00A0}break") == "\"no\u{00A0}break\"")
+    }
+
+    @Test("a run of one file starts with \"1 file\", not \"1 files\"")
+    func oneFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID().uuidString).log").path
+        defer { unlink(path) }
+        let log = try RunLog.open(path: path, level: "info")
+        log.started(source: "/p", destination: "http://h/", files: 1)
+        log.started(source: "/p", destination: "http://h/", files: 2)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("run started: 1 file\n") && !text.contains("1 files"), "\(text)")
+        #expect(text.contains("run started: 2 files"), "\(text)")
     }
 }

@@ -98,6 +98,21 @@ struct AppLoopTests {
         #expect(terminal.isClosed)
     }
 
+    @Test("the loop keeps the scroll within the pane: after End one key up shows the row before the last")
+    func endThenUp() async {
+        let snapshot = Fixtures.snapshot([
+            longDetailFile(), Fixtures.file(1, "next.jpg", size: 10, sent: 10, phase: .done),
+        ])
+        let terminal = InMemoryTerminal(size: size)
+        terminal.send([.tick, .key(.enter), .key(.end), .key(.up), .tick, .key(.character("q"))])
+        let outcome = await TUIApp.run(
+            controller: ScriptedController([snapshot]), terminal: terminal,
+            configuration: configuration, clock: SteppingClock())
+        #expect(outcome == .finished)
+        let text = terminal.screen.text
+        #expect(text.contains("-F field12=value12") && !text.contains("last-line"), "\(text)")
+    }
+
     @Test("in a run of one process, d does nothing and help does not offer it")
     func noDetach() async {
         let controller = ScriptedController([Fixtures.done])

@@ -233,6 +233,35 @@ struct KeyMapTests {
         #expect(script.effects == [.quit])
     }
 
+    @Test("attached: with other screens q leaves as d and stops nothing; alone it asks, d leaves, y stops")
+    func quitAttached() {
+        var script = Script()
+        script.state.canDetach = true
+        script.state.otherScreens = 1
+        script.play(keys("q"), Fixtures.uploading)
+        #expect(script.effects == [.detach] && script.commands.isEmpty && script.state.prompt == nil)
+        // Nor does q abort a stop another screen began.
+        script.effects = []
+        script.play(keys("q"), Fixtures.stopping)
+        #expect(script.effects == [.detach] && script.commands.isEmpty)
+
+        script = Script()
+        script.state.canDetach = true
+        script.play(keys("qd"), Fixtures.uploading)
+        #expect(script.effects == [.detach] && script.commands.isEmpty)
+        // A screen that attached while the question was open keeps the run going: y only leaves.
+        script = Script()
+        script.state.canDetach = true
+        script.play(keys("q"), Fixtures.uploading)
+        script.state.otherScreens = 1
+        script.play(keys("y"), Fixtures.uploading)
+        #expect(script.effects == [.detach] && script.commands.isEmpty && !script.state.quitWhenIdle)
+        script = Script()
+        script.state.canDetach = true
+        script.play(keys("qy"), Fixtures.uploading)
+        #expect(script.commands == [.stop] && script.state.quitWhenIdle)
+    }
+
     @Test("a resize keeps the selection visible in the smaller list")
     func resize() {
         let files = (0..<50).map { Fixtures.file($0, "f\($0).jpg", size: 10, sent: 0, phase: .queued, attempt: 0) }

@@ -79,6 +79,49 @@ struct ScreenRendererTests {
         #expect(Fixtures.render(snapshot, size: narrow, state: state).text.contains("Run over; retry: uploader-tui"))
     }
 
+    @Test(
+        "attached alone, the quit question says y cancels the queued files and d leaves the run going; the footer has d"
+    )
+    func quitQuestionAttached() {
+        var state = UIState(size: TerminalSize(cols: 100, rows: 30))
+        state.canDetach = true
+        let list = Fixtures.render(Fixtures.uploading, size: state.size, state: state).text
+        #expect(list.contains("d detach") && list.contains("q quit"), "\(list)")
+        state.prompt = .quit
+        let asked = Fixtures.render(Fixtures.uploading, size: state.size, state: state).text
+        #expect(asked.contains("y cancels the 2 queued files, lets those in flight finish, then quits"), "\(asked)")
+        #expect(asked.contains("d leaves the run going without this screen"), "\(asked)")
+        // In one process there is nothing to leave going.
+        state.canDetach = false
+        let single = Fixtures.render(Fixtures.uploading, size: state.size, state: state).text
+        #expect(!single.contains("d leaves") && single.contains("any other key stays"), "\(single)")
+    }
+
+    @Test("a batch that waits only for paused files says so, and how to resume them; one still moving does not")
+    func pausedToast() {
+        let size = TerminalSize(cols: 100, rows: 30)
+        var files = (0..<3).map { Fixtures.file($0, "f\($0).jpg", size: 10, sent: 10, phase: .done) }
+        files.append(Fixtures.file(3, "big.jpg", size: 1000, sent: 990, phase: .uploading, paused: true))
+        let one = Fixtures.render(Fixtures.snapshot(files), size: size).text
+        #expect(one.contains("1 file paused — p resumes it"), "\(one)")
+        #expect(one.contains("The run waits for it: nothing else is moving") && !one.contains("Uploading images"))
+        files[2] = Fixtures.file(2, "other.jpg", size: 10, sent: 5, phase: .uploading, paused: true)
+        #expect(Fixtures.render(Fixtures.snapshot(files), size: size).text.contains("2 files paused"))
+        // Another transfer still moves: the batch is uploading.
+        let moving = Fixtures.render(Fixtures.uploading, size: size).text
+        #expect(moving.contains("Uploading images") && !moving.contains("paused —"), "\(moving)")
+    }
+
+    @Test("a batch of one file counts it in the singular, wide and narrow")
+    func oneFileHeader() {
+        let one = Fixtures.snapshot([Fixtures.file(0, "a.jpg", size: 10, sent: 0, phase: .queued, attempt: 0)])
+        for size in [TerminalSize(cols: 100, rows: 30), TerminalSize(cols: 40, rows: 12)] {
+            let header = Fixtures.render(one, size: size).line(1)
+            #expect(!header.contains("1 files"), "\(header)")
+        }
+        #expect(Fixtures.render(one, size: TerminalSize(cols: 100, rows: 30)).line(1).contains("1 file  queued 1"))
+    }
+
     @Test("a row waiting to retry says why, as a failed row does")
     func retryingRow() {
         let error = UploadError(.httpStatus(503), file: "busy.jpg", httpStatus: 503)

@@ -41,6 +41,26 @@ public struct UploadSnapshot: Sendable {
     }
 }
 
+extension UploadSnapshot {
+    /// Files whose transfer the user paused (`p`).
+    public var pausedFiles: Int { files.count { $0.isPaused } }
+
+    /// The batch moves no further until a paused file is resumed: one is paused, and nothing else is being sent,
+    /// prepared or waiting to retry (a batch that is stopping or whose server is gone says that instead).
+    public var waitsOnPaused: Bool {
+        guard !isIdle, stopping == nil, unreachable == nil, progress.counts.preparing == 0 else { return false }
+        var paused = false
+        for file in files {
+            if file.isPaused {
+                paused = true
+            } else if file.phase.isActive || (file.phase == .queued && file.attempt > 0 && file.error != nil) {
+                return false
+            }
+        }
+        return paused
+    }
+}
+
 /// An image as preprocessing left it.
 public struct Preparation: Sendable, Equatable {
     /// The original's size in bytes.

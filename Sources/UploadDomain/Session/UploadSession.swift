@@ -277,7 +277,8 @@ public actor UploadSession {
             batchStop = nil
             let wasIdle = isIdle
             if case .retry(let id) = command {
-                retry(id)
+                // Asked for by name: it goes next, not behind every file still queued.
+                retry(id, first: true)
             } else {
                 for id in files.indices where [.failed, .cancelled].contains(files[id].machine.phase) { retry(id) }
             }
@@ -704,7 +705,7 @@ public actor UploadSession {
             apply(files[id].machine.cancel(), to: id)
         case .enqueue where preparer != nil && files[id].prepared == nil && !files[id].sentAsIs:
             // A retried file whose prepared copy was removed when it ended.
-            prepareQueue.append(id)
+            if first { prepareQueue.insert(id, at: prepareHead) } else { prepareQueue.append(id) }
             pumpPreparing()
         case .enqueue where first && queueHead > 0:
             queueHead -= 1
@@ -808,10 +809,13 @@ public actor UploadSession {
         resumeWaitersIfIdle()
     }
 
-    private func retry(_ id: Int) {
+    private func retry(_ id: Int, first: Bool = false) {
         guard files.indices.contains(id) else { return }
         files[id].stoppedBy = nil
-        apply(files[id].machine.retry(), to: id)
+        // The cause was the last attempt's: kept, the row would read "retrying · cancelled" until the next starts.
+        files[id].error = nil
+        // A --batch group keeps its place, where its files meet again under their key.
+        apply(files[id].machine.retry(), to: id, first: first && planner.batchSize == 1)
     }
 
     private func togglePause(_ id: Int) {

@@ -18,6 +18,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     /// Screen time minus run time, at the freshest snapshot of a busy batch; see `readingTime(of:)`.
     private var runClockOffset: Duration?
     private var lastReadingTime: Duration?
+    private var otherScreens: (@Sendable () -> Int)?
 
     init(
         controller: Controller, terminal: Screen, renderer: ScreenRenderer, exitWhenDone: Bool,
@@ -36,6 +37,11 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
     /// Lets `d` detach (the run goes on in its own process).
     mutating func allowDetach(_ allowed: Bool) {
         ui.canDetach = allowed
+    }
+
+    /// Reads, with each snapshot, how many other screens watch the run.
+    mutating func countOtherScreens(_ count: @escaping @Sendable () -> Int) {
+        otherScreens = count
     }
 
     /// Shows a run that has ended: keys that would command it are neither offered nor taken.
@@ -105,6 +111,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             let update = KeyMap.update(ui, event, snapshot)
             if update.state != ui { dirty = true }
             ui = update.state
+            keepDetailScroll(in: snapshot)
             if !update.commands.isEmpty {
                 for command in update.commands { await controller.handle(command) }
                 snapshot = await refreshed(from: &snapshot)
@@ -128,6 +135,13 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         return Self.outcome(await controller.snapshot())
     }
 
+    /// Keeps the details' scroll within their rows, so a key back up moves them at once after End or a long PgDn.
+    private mutating func keepDetailScroll(in snapshot: UploadSnapshot) {
+        guard ui.pane == .detail, ui.detailScroll > 0 else { return }
+        guard let file = ui.selectedFile(in: snapshot.files, visible: ui.visibleRows(snapshot.files)) else { return }
+        ui.detailScroll = min(ui.detailScroll, renderer.detailScrollLimit(file, preview: ui.preview, size: ui.size))
+    }
+
     /// Shows the final frame and ends the loop of an `exitWhenDone` run.
     private mutating func finish() -> TUIOutcome {
         flushIfDue(force: true)
@@ -145,6 +159,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         self.snapshot = nil
         let fresh = await controller.snapshot()
         self.snapshot = fresh
+        if let otherScreens { ui.otherScreens = otherScreens() }
         ui.rates.record(bytesSent: fresh.progress.bytesSentThisRun, at: readingTime(of: fresh))
         return fresh
     }

@@ -60,6 +60,7 @@ public enum TUIApp {
             exitWhenDone: configuration.exitWhenDone, notices: configuration.notices,
             thumbnails: depth == nil ? nil : configuration.thumbnails.map { ThumbnailCache(source: $0) }, clock: clock)
         loop.allowDetach(configuration.canDetach)
+        if let others = configuration.otherScreens { loop.countOtherScreens(others) }
         loop.showReplay(configuration.isReplay)
         if let rates = configuration.recentRates { loop.seedRates(rates) }
         let outcome = await loop.run()

@@ -21,6 +21,8 @@ public struct TUIConfiguration: Sendable {
     public var notices: AsyncStream<String>?
     /// The batch runs in a process of its own: `d` leaves the screen and the run goes on.
     public var canDetach = false
+    /// The other screens attached to the run now: while there are any, `q` leaves this one as `d` does.
+    public var otherScreens: (@Sendable () -> Int)?
     /// The batch is the last screen of a run that has ended (`attach` after an end nobody watched): keys that would
     /// command it are neither offered nor taken.
     public var isReplay = false

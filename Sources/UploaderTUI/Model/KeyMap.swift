@@ -33,6 +33,13 @@ public enum KeyMap {
     ///   - snapshot: the session as last sampled; decides what the selected file allows.
     /// - Returns: the new state, the commands to send and whether to quit.
     public static func update(_ state: UIState, _ event: TerminalEvent, _ snapshot: UploadSnapshot) -> Update {
+        var update = step(state, event, snapshot)
+        // The details of another file, or details opened again, start at their top.
+        if update.state.pane != .detail || update.state.selected != state.selected { update.state.detailScroll = 0 }
+        return update
+    }
+
+    private static func step(_ state: UIState, _ event: TerminalEvent, _ snapshot: UploadSnapshot) -> Update {
         var state = state
         switch event {
         case .tick:
@@ -52,6 +59,9 @@ public enum KeyMap {
             }
             if state.isSearching, let update = search(key, state: state, snapshot: snapshot) {
                 return update
+            }
+            if state.pane == .detail, let scrolled = scrollDetail(key, state: state) {
+                return Update(state: scrolled)
             }
             var update = handle(key, state: state, snapshot: snapshot)
             update.state.clamp(fileCount: update.state.visibleRows(snapshot.files).count)
@@ -121,13 +131,36 @@ public enum KeyMap {
     private static func answer(_ prompt: UIState.Prompt, key: Key, state: UIState) -> Update {
         var state = state
         state.prompt = nil
+        if prompt == .quit, state.canDetach, key == .character("d") { return Update(state: state, effect: .detach) }
         guard key == .character("y") || key == .character("Y") else { return Update(state: state) }
         switch prompt {
         case .cancelAll: return Update(state: state, commands: [.stop])
         case .quit:
+            // A screen that attached while this one asked keeps the run: this one only leaves.
+            if state.canDetach, state.otherScreens > 0 { return Update(state: state, effect: .detach) }
             state.quitWhenIdle = true
             return Update(state: state, commands: [.stop])
         }
+    }
+
+    /// The open details scroll with the keys that move the selection on the list; nil for other keys. The app loop
+    /// keeps the offset within the pane's rows.
+    private static func scrollDetail(_ key: Key, state: UIState) -> UIState? {
+        var state = state
+        let layout = Layout(size: state.size)
+        // The pane's body, less one row kept from the page before.
+        let page = max(1, layout.footerRow - layout.toastRow - 3)
+        switch key {
+        case .up, .character("k"): state.detailScroll -= 1
+        case .down, .character("j"): state.detailScroll += 1
+        case .pageUp: state.detailScroll -= page
+        case .pageDown: state.detailScroll += page
+        case .home, .character("g"): state.detailScroll = 0
+        case .end, .character("G"): state.detailScroll = Int(Int32.max)
+        default: return nil
+        }
+        state.detailScroll = max(0, state.detailScroll)
+        return state
     }
 
     /// The keys that command the run rather than the screen.
@@ -183,6 +216,9 @@ public enum KeyMap {
             return Update(state: state, effect: .quit)
         case .character("?"):
             state.pane = state.pane == .help ? .list : .help
+        // Other screens watch the run: q leaves this one, as d does, and stops nothing under them.
+        case .character("q") where state.canDetach && state.otherScreens > 0 && !snapshot.isIdle:
+            return Update(state: state, effect: .detach)
         case .character("q") where snapshot.stopping != nil && !snapshot.isIdle:
             return Update(state: state, commands: [.cancelAll], effect: .quit)
         case .character("q"):

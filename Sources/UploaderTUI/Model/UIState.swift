@@ -27,6 +27,8 @@ public struct UIState: Sendable, Equatable {
     /// Position among the visible rows of the first row shown.
     public var scrollTop: Int
     public var pane: Pane
+    /// Rows the detail pane's body is scrolled by; the app loop keeps it within what the pane holds.
+    public var detailScroll = 0
     public var prompt: Prompt?
     /// The user chose to quit while uploads ran: the screen leaves once those in flight have finished.
     public var quitWhenIdle = false
@@ -44,6 +46,8 @@ public struct UIState: Sendable, Equatable {
     public var isSearching = false
     /// The run lives in a process of its own, so `d` can leave it running (issue 18).
     public var canDetach = false
+    /// Other screens attached to the same run: `q` then leaves this one as `d` does, and the run goes on for them.
+    public var otherScreens = 0
     /// The screen is the last one of a run that has ended, shown again by `attach`: no key can change that run, so
     /// none is offered.
     public var isReplay = false

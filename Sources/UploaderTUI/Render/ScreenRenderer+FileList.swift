@@ -96,7 +96,7 @@ extension ScreenRenderer {
         frame.put(truncate(label, room), x: x, y: layout.columnHeaderRow, style: style(.cyan, bold: true))
     }
 
-    private func scrollMark(up: Bool) -> String {
+    func scrollMark(up: Bool) -> String {
         glyphs.asciiOnly ? (up ? "^" : "v") : (up ? "▲" : "▼")
     }
 
@@ -206,10 +206,13 @@ extension ScreenRenderer {
         let arrows = glyphs.asciiOnly ? "Up/Dn" : "↑↓"
         // Display order, with a priority: the hints that fit are kept by priority, shown in order.
         var hints: [(key: String, label: String, priority: Int)] = [
-            (arrows, "select", 4), ("Enter", "details", 2), ("r", "retry", 3), ("R", "retry all", 7),
-            ("c", "cancel", 5), ("C", "cancel all", 8), ("p", "pause", 6), ("+/-", "parallel", 9),
-            ("f", "filter", 10), ("/", "find", 11), ("y", "copy curl", 12), ("?", "help", 1), ("q", "quit", 0),
+            (arrows, state.pane == .detail ? "scroll" : "select", 5), ("Enter", "details", 3), ("r", "retry", 4),
+            ("R", "retry all", 8),
+            ("c", "cancel", 6), ("C", "cancel all", 9), ("p", "pause", 7), ("+/-", "parallel", 10),
+            ("f", "filter", 11), ("/", "find", 12), ("y", "copy curl", 13), ("?", "help", 1), ("q", "quit", 0),
         ]
+        // Beside q, which stops the run when no other screen watches: d is how to leave it going.
+        if state.canDetach, !state.isReplay { hints.insert(("d", "detach", 2), at: hints.count - 1) }
         // A replayed run has ended: no key changes it.
         if state.isReplay { hints.removeAll { Self.commandKeys.contains($0.key) } }
         var budget = cols - 2 - DisplayWidth.of(position) - 2

@@ -62,11 +62,11 @@ public struct ScreenRenderer: Sendable {
         case .list: break
         case .detail:
             if let file = state.selectedFile(in: snapshot.files, visible: visible) {
-                renderDetail(&frame, file, preview: state.preview, layout: layout)
+                renderDetail(&frame, file, preview: state.preview, scroll: state.detailScroll, layout: layout)
             }
         case .help: renderHelp(&frame, snapshot, layout: layout, canDetach: state.canDetach, replay: state.isReplay)
         }
-        if let prompt = state.prompt { renderPrompt(&frame, prompt, snapshot) }
+        if let prompt = state.prompt { renderPrompt(&frame, prompt, snapshot, canDetach: state.canDetach) }
         return frame
     }
 
@@ -137,16 +137,17 @@ public struct ScreenRenderer: Sendable {
         // Only with --verify: a part of `done`, so it follows it.
         if counts.verified > 0 { segments.insert(("verified \(counts.verified)", style(.green)), at: 3) }
         var separator = " " + glyphs.dot + " "
-        let full = "\(counts.total) files  " + segments.map(\.0).joined(separator: separator)
+        let files = counts.total == 1 ? "1 file" : "\(counts.total) files"
+        let full = files + "  " + segments.map(\.0).joined(separator: separator)
         var y1x = 1
         if DisplayWidth.of(full) + DisplayWidth.of(right) + 4 <= cols {
-            y1x += frame.put("\(counts.total) files  ", x: y1x, y: 1, style: style(bold: true))
+            y1x += frame.put(files + "  ", x: y1x, y: 1, style: style(bold: true))
             frame.put(right, x: cols - DisplayWidth.of(right) - 1, y: 1, style: style(dim: true))
         } else {
             // Narrow: only the phases that have files, so the line still fits.
             segments = segments.filter { !$0.0.hasSuffix(" 0") }
             separator = "  "
-            if segments.isEmpty { segments = [("\(counts.total) files", style())] }
+            if segments.isEmpty { segments = [(files, style())] }
             // The cap and the concurrency still show when the short counts leave room: [ ] + - change them.
             let short = segments.map(\.0).joined(separator: separator)
             if DisplayWidth.of(short) + DisplayWidth.of(right) + 4 <= cols {
@@ -240,6 +241,16 @@ public struct ScreenRenderer: Sendable {
                 subtitle: "Gone for \(Formatting.duration(unreachable.gone)) " + glyphs.dot + " the run stops in "
                     + Formatting.duration(unreachable.patienceLeft) + " unless it answers",
                 detail: "Waiting files keep their retries " + glyphs.dot + " q quits",
+                fraction: snapshot.progress.fraction)
+        }
+        if snapshot.waitsOnPaused {
+            // Else the toast reads "Uploading images 99%" for as long as nobody resumes it.
+            let paused = snapshot.pausedFiles
+            return ToastText(
+                icon: glyphs.asciiOnly ? "||" : "‖",
+                title: (paused == 1 ? "1 file paused " : "\(paused) files paused ") + glyphs.dash
+                    + (paused == 1 ? " p resumes it" : " p on each resumes it"),
+                subtitle: "The run waits for " + (paused == 1 ? "it" : "them") + ": nothing else is moving",
                 fraction: snapshot.progress.fraction)
         }
         switch snapshot.toast {
