@@ -67,7 +67,9 @@ enum ProfileArguments {
         _ typed: CommandLineSettings, environment: [String: String]
     ) throws(ConfigError) -> (ConfigFile?, String?) {
         let profile = typed.profile ?? environment["UPLOADER_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
-        let path = typed.configPath ?? ConfigLocation.defaultPath(environment: environment)
+        let path =
+            typed.configPath.map { ConfigLocation.expanding($0, environment: environment) }
+            ?? ConfigLocation.defaultPath(environment: environment)
         let shownPath = ConfigLocation.shown(path, environment: environment)
         if let profile, typed.configPath == nil, !FileManager.default.fileExists(atPath: path) {
             throw ConfigError(

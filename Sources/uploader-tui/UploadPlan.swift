@@ -245,7 +245,7 @@ extension UploadCommand {
         if verify, case .planner(let planner) = destination, let refusal = planner.verifyRefusal {
             throw UsageError(description: "--verify: \(refusal)")
         }
-        let resultsTarget = try results.map(ResultsFile.target(for:))
+        let resultsTarget = try results.map { try ResultsFile.target(for: $0, environment: environment) }
         let journalOpening: JournalOpening?
         if let journalPath {
             opening.open(path: journalPath)
@@ -298,7 +298,8 @@ extension UploadCommand {
         var log: RunLog?
         if let logFile, !dryRun {
             do {
-                log = try RunLog.open(path: logFile, level: logLevel)
+                log = try RunLog.open(
+                    path: ConfigLocation.expanding(logFile, environment: environment), level: logLevel)
             } catch {
                 journalOpening?.abandon()
                 throw UsageError(description: error.description)
