@@ -205,8 +205,10 @@ extension UploadCommand {
     ///   - environment: The process's environment, read once by `main`.
     ///   - typed: The settings typed on the command line (`typedSettings`): those the destination does not use are
     ///     refused; the same from a profile are left unused.
+    ///   - origins: Where the profiles file's settings came from, for a 401's hint about the token.
     func makePlan(
-        journal opening: JournalOpening, environment: [String: String], typed: Set<String>
+        journal opening: JournalOpening, environment: [String: String], typed: Set<String>,
+        origins: ProfileArguments.FileOrigins
     ) throws -> UploadPlan {
         guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
         let checked = try checkedOptions(environment: environment)
@@ -321,7 +323,11 @@ extension UploadCommand {
                 failFast: failFast, tokenRefreshes: tokenSource == nil ? 0 : 2,
                 grace: .milliseconds(Int64(min(grace, 31_536_000) * 1000)), imageOptions: imageOptions,
                 bandwidthLimit: checked.bandwidthLimit,
-                verify: verify, autoConcurrency: width == nil, maxPreparedSize: checked.batchRules.maxSize),
+                verify: verify, autoConcurrency: width == nil, maxPreparedSize: checked.batchRules.maxSize,
+                tokenOrigin: isS3
+                    ? nil
+                    : origins.tokenOrigin(
+                        token: token, tokenCommand: tokenCommand, refreshURL: refreshURL, environment: environment)),
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,

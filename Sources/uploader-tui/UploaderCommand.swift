@@ -53,7 +53,8 @@ struct UploaderCommand: AsyncParsableCommand {
         do {
             switch parsed {
             case let upload as UploadCommand where upload.dryRun:
-                let plan = try upload.makePlan(journal: journal, environment: environment, typed: typed)
+                let plan = try upload.makePlan(
+                    journal: journal, environment: environment, typed: typed, origins: origins)
                 status = try await DryRun(plan: plan).run()
             case let upload as UploadCommand:
                 // An interactive run starts its run process before anything else, which checks and scans (issue 18).
@@ -61,7 +62,8 @@ struct UploaderCommand: AsyncParsableCommand {
                     journal.skip()
                     status = try await launcher.start()
                 } else {
-                    let plan = try upload.makePlan(journal: journal, environment: environment, typed: typed)
+                    let plan = try upload.makePlan(
+                        journal: journal, environment: environment, typed: typed, origins: origins)
                     status = try await UploadRun(plan: plan).run()
                 }
             case let serve as ServeRunCommand:
@@ -77,7 +79,7 @@ struct UploaderCommand: AsyncParsableCommand {
                 status = try await stop.execute(environment: environment)
             case let delete as DeleteCommand:
                 journal.skip()
-                status = try await delete.execute()
+                status = try await delete.execute(origins: origins)
             case let history as HistoryCommand:
                 journal.skip()
                 status = try history.execute()
@@ -166,7 +168,8 @@ struct UploaderCommand: AsyncParsableCommand {
         var plan: UploadPlan
         do {
             plan = try upload.makePlan(
-                journal: journal, environment: environment, typed: UploadCommand.typedSettings(typed))
+                journal: journal, environment: environment, typed: UploadCommand.typedSettings(typed),
+                origins: origins)
         } catch let error as UsageError {
             throw UsageError(description: origins.attributed(error.description))
         }

@@ -267,6 +267,42 @@ struct ProfileTests {
         await server.stop()
     }
 
+    @Test("a 401 names where the refused token came from: the profile's line, --token or UPLOADER_TOKEN")
+    func unauthorizedNamesTheToken() async throws {
+        let server = try await ServerFixture.start { $0.token = "right" }
+        let home = try ConfigHome(Self.petsConfig(server))
+        let folder = try TestFolder()
+        try folder.write("w.bin", size: 1_000, seed: 3)
+        let put = server.url("/files/work/")
+        // The profile's token beats UPLOADER_TOKEN, so the hint must not point at the variable.
+        let cases: [(arguments: [String], variable: String, origin: String)] = [
+            (["-p", "work"], "right", "token of profile work, \(home.file):12"),
+            (["--put", put, "--token", "wrong"], "right", "--token"),
+            (["--put", put], "wrong", "UPLOADER_TOKEN"),
+            (["--put", put, "--token-command", "echo wrong"], "", "--token-command"),
+        ]
+        for (arguments, variable, origin) in cases {
+            var environment = home.environment
+            environment["UPLOADER_TOKEN"] = variable
+            let outcome = try await ChildProcess.run(
+                binary, [folder.path, "--no-tui", "--no-resume"] + arguments, environment: environment)
+            #expect(outcome.status == 1, "\(arguments): \(outcome.standardError)")
+            #expect(
+                outcome.standardError.contains("HTTP 401 unauthorized (check \(origin))"),
+                "\(arguments): \(outcome.standardError)")
+            #expect(!outcome.standardError.contains("t0ken-in-clear") && !outcome.standardError.contains("wrong"))
+        }
+        let delete = try await ChildProcess.run(
+            binary, ["delete", "-p", "work", "--from", server.url("/objects/"), "files/work/w.bin"],
+            environment: home.environment.merging(["UPLOADER_TOKEN": "right"]) { $1 })
+        #expect(delete.status == 1, "\(delete.standardError)")
+        #expect(
+            delete.standardError.contains("HTTP 401 unauthorized (check token of profile work, \(home.file):12)"),
+            "\(delete.standardError)")
+        #expect(!delete.standardError.contains("t0ken-in-clear"))
+        await server.stop()
+    }
+
     @Test("--config names another file; without any file and without -p a run goes on as before")
     func configFlagAndNoFile() async throws {
         let server = try await ServerFixture.start()
