@@ -218,6 +218,10 @@ struct ProfileTests {
                 "/config.toml:3: profile 'pets': -H '****': not a header"
             ),
             (
+                "[profile.pets]\nto = \"\(server.url("/x"))\"\ninclude = 3\n", "pets",
+                "/config.toml:3: profile 'pets': include takes a string or an array of strings, not an integer"
+            ),
+            (
                 "[profile.pets]\nto = \"\(server.url("/x"))\"\nput = \"\(server.url("/y/"))\"\n", "pets",
                 "/config.toml:3: profile 'pets' sets put and to (line 2): use only one of to, put and presign"
             ),

@@ -120,9 +120,16 @@ public struct EffectiveSettings: Sendable {
             }
             switch (file.value, flag) {
             case (.list(let entries), .list(let added)?):
-                guard case .list(let separator) = key.kind else { preconditionFailure("Invalid state: list value") }
-                let replaced = Set(added.map { SettingValue.entryName($0, separator: separator) })
-                let kept = entries.filter { !replaced.contains(SettingValue.entryName($0, separator: separator)) }
+                let kept: [String]
+                switch key.kind {
+                case .list(let separator):
+                    let replaced = Set(added.map { SettingValue.entryName($0, separator: separator) })
+                    kept = entries.filter { !replaced.contains(SettingValue.entryName($0, separator: separator)) }
+                case .values:
+                    kept = entries.filter { !added.contains($0) }
+                default:
+                    preconditionFailure("Invalid state: list value")
+                }
                 file.value = .list(kept)
                 let origin: Origin = kept.isEmpty ? .flag : .combined(file.origin)
                 settings.append(Setting(key: key, value: .list(kept + added), origin: origin))

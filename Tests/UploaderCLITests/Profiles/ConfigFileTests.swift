@@ -97,6 +97,38 @@ struct ConfigFileTests {
         #expect(flag.description.hasSuffix(":2: profile 'pets': recursive takes true or false, not a string"))
     }
 
+    @Test("a list of globs takes a string or an array of strings: another value is one line naming the setting")
+    func globLists() throws {
+        let number = try #require(self.error("[profile.pets]\ninclude = 3\n"))
+        #expect(number.code == .wrongType)
+        #expect(
+            number.description
+                == "~/.config/uploader-tui/config.toml:2: profile 'pets': include takes a string or an array of "
+                + "strings, not an integer")
+        // A table's names would become patterns ("a\nb"): only headers and fields take one.
+        let table = try #require(self.error("[profile.pets]\nexclude = { a = \"b\" }\n"))
+        #expect(table.code == .wrongType)
+        #expect(
+            table.description.hasSuffix(
+                ":2: profile 'pets': exclude takes a string or an array of strings, not a table"))
+        let file = try ConfigFile(
+            text: "[defaults]\ninclude = [\"*.jpg\", \"*.png\"]\nexclude = \"raw/\"\n", shownPath: "c")
+        #expect(file.defaults?.entries.map(\.value) == [.list(["*.jpg", "*.png"]), .list(["raw/"])])
+    }
+
+    @Test("types takes an array of type names as it takes a comma list, and no number")
+    func typesList() throws {
+        let file = try ConfigFile(
+            text: "[profile.a]\ntypes = [\"jpeg\", \"png\"]\n[profile.b]\ntypes = \"jpeg,png\"\n", shownPath: "c")
+        #expect(try file.profile("a").entries.map(\.value) == [.text("jpeg,png")])
+        #expect(try file.profile("b").entries.map(\.value) == [.text("jpeg,png")])
+        let number = try #require(self.error("[profile.pets]\ntypes = 3\n"))
+        #expect(
+            number.description.hasSuffix(
+                ":2: profile 'pets': types takes a string or an array of strings, not an integer"))
+        #expect(!number.description.contains("whole number"))
+    }
+
     @Test("a key outside any section is said to be one, with where it goes, not taken for a section")
     func topLevelKey() throws {
         let known = try #require(self.error("retries = 3\n[defaults]\nconcurrency = 2\n"))
