@@ -89,8 +89,9 @@ extension UploadCommand {
         }
         let fields = try form.map { pair -> FormField in
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+                // Led by the option, so a profile's entry is said with its file and line (`FileOrigins.attributed`).
                 throw UsageError(
-                    description: "invalid form field '\(Sanitizer.displayName(pair))': expected name=value")
+                    description: "-F '\(Sanitizer.displayName(pair))': not a form field; expected name=value")
             }
             return FormField(name: String(pair[..<eq]), value: String(pair[pair.index(after: eq)...]))
         }

@@ -217,6 +217,11 @@ struct ProfileTests {
                 // Masked: a line that is not `Name: value` may be a bare token.
                 "/config.toml:3: profile 'pets': -H '****': not a header"
             ),
+            // Named with the file's line, as the -H above: the user never typed -F.
+            (
+                "[profile.pets]\nto = \"\(server.url("/x"))\"\nfields = [\"noequals\"]\n", "pets",
+                "/config.toml:3: profile 'pets': -F 'noequals': not a form field; expected name=value"
+            ),
             (
                 "[profile.pets]\nto = \"\(server.url("/x"))\"\ninclude = 3\n", "pets",
                 "/config.toml:3: profile 'pets': include takes a string or an array of strings, not an integer"
