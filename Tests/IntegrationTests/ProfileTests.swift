@@ -273,6 +273,14 @@ struct ProfileTests {
                 "holds a token or password and is readable by others (mode 0644); chmod 600 it"))
         #expect(!outcome.standardError.contains("t0ken-in-clear"))
         #expect(await server.server.statistics.filesStored == 1)
+
+        // A line that is not a header is masked when shown, but holds no credential: no warning, only the error.
+        let badHeader = try ConfigHome(
+            "[profile.bad]\nput = \"\(server.url("/files/bad/"))\"\nheaders = [\"bad header\"]\n", mode: 0o644)
+        let refused = try await ChildProcess.run(
+            binary, [folder.path, "-p", "bad", "--no-tui"], environment: badHeader.environment)
+        #expect(refused.status == 2, "\(refused.standardError)")
+        #expect(!refused.standardError.contains("warning"), "\(refused.standardError)")
         await server.stop()
     }
 

@@ -129,6 +129,16 @@ struct ConfigFileTests {
         #expect(!number.description.contains("whole number"))
     }
 
+    @Test("a header line that is not a header holds no secret unless its name says so")
+    func malformedHeaderSecret() throws {
+        let bad = try ConfigFile(text: "[profile.a]\nheaders = [\"bad header\"]\n", shownPath: "c")
+        #expect(!bad.holdsSecret)
+        let bare = try ConfigFile(text: "[profile.a]\nheaders = [\"Authorization Bearer abc\"]\n", shownPath: "c")
+        #expect(bare.holdsSecret)
+        let keyed = try ConfigFile(text: "[profile.a]\nheaders = [\"X-Team: a\", \"X-Api-Key: k\"]\n", shownPath: "c")
+        #expect(keyed.holdsSecret)
+    }
+
     @Test("a key outside any section is said to be one, with where it goes, not taken for a section")
     func topLevelKey() throws {
         let known = try #require(self.error("retries = 3\n[defaults]\nconcurrency = 2\n"))
