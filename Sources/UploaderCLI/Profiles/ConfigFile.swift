@@ -62,8 +62,8 @@ public struct ConfigFile: Sendable, Equatable {
                     guard let section = value.table else {
                         problem(
                             .wrongType, [name, profile],
-                            "profile.\(profile) must be a table of settings ([profile.\(profile)]), not a "
-                                + "\(value.type)")
+                            "profile.\(profile) must be a table of settings ([profile.\(profile)]), not "
+                                + Self.article(value.type.description))
                         continue
                     }
                     profiles[profile] = Self.section(

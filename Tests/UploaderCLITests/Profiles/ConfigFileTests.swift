@@ -139,6 +139,13 @@ struct ConfigFileTests {
         #expect(keyed.holdsSecret)
     }
 
+    @Test("a profile that is not a table is said with the right article")
+    func profileNotATable() throws {
+        let error = try #require(self.error("[profile]\npets = 3\n"))
+        #expect(
+            error.description.hasSuffix("profile.pets must be a table of settings ([profile.pets]), not an integer"))
+    }
+
     @Test("a key outside any section is said to be one, with where it goes, not taken for a section")
     func topLevelKey() throws {
         let known = try #require(self.error("retries = 3\n[defaults]\nconcurrency = 2\n"))
