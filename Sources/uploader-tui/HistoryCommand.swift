@@ -34,7 +34,8 @@ struct HistoryCommand: ParsableCommand {
         do {
             runs = try SQLiteJournal.history(path: path, limit: limit)
         } catch {
-            throw UsageError(description: error.description)
+            // History reads the journal whatever --no-resume would do: that is no way out here.
+            throw UsageError(description: error.description(offeringNoResume: false))
         }
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
