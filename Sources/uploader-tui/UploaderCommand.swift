@@ -42,6 +42,10 @@ struct UploaderCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
             ProcessExit.now(ExitStatus.usage.rawValue)
         }
+        if let unknown = unknownHelpTopic(arguments) {
+            FileHandle.standardError.write(Data("uploader-tui: \(unknown)\n".utf8))
+            ProcessExit.now(ExitStatus.usage.rawValue)
+        }
         do {
             parsed = try parse(arguments)
         } catch {
@@ -118,6 +122,27 @@ struct UploaderCommand: AsyncParsableCommand {
             return upload
         }
         return try parseAsRoot(arguments)
+    }
+
+    /// `help WORD…` naming a subcommand there is not, said in one line with those there are; nil for any other
+    /// arguments. ArgumentParser answers it with the top help and exit 0, as if the help had been found.
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var command: any ParsableCommand.Type = UploaderCommand.self
+        var asked = "help"
+        for word in arguments.dropFirst() where !word.hasPrefix("-") {
+            let subcommands = command.configuration.subcommands
+            // A command without subcommands takes no topic: its help is what is asked for.
+            guard !subcommands.isEmpty else { return nil }
+            guard let next = subcommands.first(where: { $0._commandName == word }) else {
+                let valid = subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+                return "\(asked): unknown subcommand '\(Sanitizer.displayName(word))'; valid: "
+                    + valid.joined(separator: ", ")
+            }
+            command = next
+            asked += " " + word
+        }
+        return nil
     }
 
     /// `--generate-completion-script SHELL` (or `=SHELL`) alone: the script, taught upload's short form.
