@@ -107,6 +107,7 @@ public struct WireError: Codable, Sendable, Equatable {
     public var bodyExcerpt: String?
     public var cause: String?
     public var retryAfter: Double?
+    public var tokenOrigin: String?
 
     init(_ error: UploadError) {
         code = Self.name(error.code)
@@ -115,12 +116,13 @@ public struct WireError: Codable, Sendable, Equatable {
         bodyExcerpt = error.bodyExcerpt
         cause = error.cause
         retryAfter = error.retryAfter
+        tokenOrigin = error.tokenOrigin
     }
 
     var domain: UploadError {
         UploadError(
             Self.code(code), file: file, httpStatus: httpStatus, bodyExcerpt: bodyExcerpt, cause: cause,
-            retryAfter: retryAfter)
+            retryAfter: retryAfter, tokenOrigin: tokenOrigin)
     }
 
     private static let codes: [UploadError.Code] = [

@@ -49,7 +49,8 @@ struct DeleteCommand: ParsableCommand {
 
     /// Deletes each key in turn, one line per key, then has the journal forget them; exit 1 when any was refused or
     /// missing, or the journal could not forget them.
-    func execute() async throws -> ExitStatus {
+    /// - Parameter origins: Where the profiles file's settings came from, for a 401's hint about the token.
+    func execute(origins: ProfileArguments.FileOrigins) async throws -> ExitStatus {
         guard !keys.isEmpty else { throw UsageError(description: "delete: name at least one key") }
         // An empty key names the prefix itself (a folder's marker object on S3).
         guard !keys.contains(where: { $0.allSatisfy(\.isWhitespace) }) else {
@@ -66,12 +67,18 @@ struct DeleteCommand: ParsableCommand {
         defer { engine.shutdown() }
         var failed = 0
         var deleted: [Place] = []
+        let isS3 = from.lowercased().hasPrefix("s3://")
+        let tokenOrigin =
+            isS3
+            ? nil
+            : origins.tokenOrigin(
+                token: token, tokenCommand: nil, refreshURL: nil, environment: ProcessInfo.processInfo.environment)
         for (key, request) in requests {
             let name = Sanitizer.displayName(key)
             do {
                 let response = try await engine.send(request, probe: TransferProbe())
-                let isS3 = from.lowercased().hasPrefix("s3://")
-                if let error = isS3 ? S3Planner.error(in: response, file: key) : response.error(file: key) {
+                if var error = isS3 ? S3Planner.error(in: response, file: key) : response.error(file: key) {
+                    if error.code == .unauthorized { error.tokenOrigin = tokenOrigin }
                     failed += 1
                     FileHandle.standardError.write(Data("failed    \(error)\n".utf8))
                     // Gone already (a delete before, or by another tool): what the journal says of it is wrong too.

@@ -23,8 +23,9 @@ struct HistoryCommand: ParsableCommand {
         guard limit >= 1 else {
             throw UsageError(description: "--limit takes a number of runs, 1 or more, not \(limit)")
         }
+        let environment = ProcessInfo.processInfo.environment
         let path = FileScanner.absolute(
-            journal ?? SQLiteJournal.defaultPath(environment: ProcessInfo.processInfo.environment))
+            journal ?? SQLiteJournal.defaultPath(environment: environment), environment: environment)
         guard FileManager.default.fileExists(atPath: path) else {
             print("no runs yet (no journal at \(Sanitizer.displayName(path)))")
             return .success
@@ -33,7 +34,8 @@ struct HistoryCommand: ParsableCommand {
         do {
             runs = try SQLiteJournal.history(path: path, limit: limit)
         } catch {
-            throw UsageError(description: error.description)
+            // History reads the journal whatever --no-resume would do: that is no way out here.
+            throw UsageError(description: error.description(offeringNoResume: false))
         }
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"

@@ -8,8 +8,10 @@ enum JournalPath {
     /// with `--journal` must exist already, as for `--results` and `--log-file`, so a typo makes no stray tree.
     /// - Throws: `UsageError` naming the folder when `--journal`'s folder is missing or is not a folder.
     static func resolve(_ option: String?, environment: [String: String]) throws(UsageError) -> String {
-        guard let option else { return FileScanner.absolute(SQLiteJournal.defaultPath(environment: environment)) }
-        let path = FileScanner.absolute(option)
+        guard let option else {
+            return FileScanner.absolute(SQLiteJournal.defaultPath(environment: environment), environment: environment)
+        }
+        let path = FileScanner.absolute(option, environment: environment)
         let folder = (path as NSString).deletingLastPathComponent
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {

@@ -13,12 +13,15 @@ enum ProfileArguments {
     struct FileOrigins {
         /// `--concurrency` (or `-H`): `config.toml:2: [defaults]`.
         var places: [String: String] = [:]
+        /// The origin of each setting the file gave, by key (`token`).
+        private var origins: [String: EffectiveSettings.Origin] = [:]
 
         init() {}
 
         init(_ effective: EffectiveSettings) {
             for setting in effective.settings {
                 guard let place = setting.origin.fileLocation else { continue }
+                origins[setting.key.name] = setting.origin
                 if let long = setting.key.long { places["--" + long] = place }
                 if let short = setting.key.short { places["-" + String(short)] = place }
             }
@@ -29,6 +32,21 @@ enum ProfileArguments {
             guard message.hasPrefix("-") else { return message }
             let option = String(message.prefix { $0 != " " && $0 != ":" && $0 != "=" })
             return places[option].map { "\($0): \(message)" } ?? message
+        }
+
+        /// Where the token requests carry comes from, as a 401's hint names it (`UploadError.tokenOrigin`): the
+        /// token source when there is one (a refused token was refreshed from it), else the token's setting or
+        /// `UPLOADER_TOKEN`; nil when there is none. Given the options as parsed, the file's settings included.
+        func tokenOrigin(
+            token: String?, tokenCommand: String?, refreshURL: String?, environment: [String: String]
+        ) -> String? {
+            func named(_ key: String, typed spelling: String) -> String {
+                origins[key]?.naming(key) ?? spelling
+            }
+            if tokenCommand != nil { return named("token_command", typed: "--token-command") }
+            if refreshURL != nil { return named("refresh_url", typed: "--refresh-url") }
+            if token != nil { return named("token", typed: "--token") }
+            return environment["UPLOADER_TOKEN"]?.isEmpty == false ? "UPLOADER_TOKEN" : nil
         }
     }
 
@@ -67,7 +85,9 @@ enum ProfileArguments {
         _ typed: CommandLineSettings, environment: [String: String]
     ) throws(ConfigError) -> (ConfigFile?, String?) {
         let profile = typed.profile ?? environment["UPLOADER_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
-        let path = typed.configPath ?? ConfigLocation.defaultPath(environment: environment)
+        let path =
+            typed.configPath.map { ConfigLocation.expanding($0, environment: environment) }
+            ?? ConfigLocation.defaultPath(environment: environment)
         let shownPath = ConfigLocation.shown(path, environment: environment)
         if let profile, typed.configPath == nil, !FileManager.default.fileExists(atPath: path) {
             throw ConfigError(

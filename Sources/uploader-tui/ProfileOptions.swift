@@ -34,7 +34,7 @@ enum ProfileNames {
                 path = String(word.dropFirst("--config=".count))
             }
         }
-        if path.hasPrefix("~/"), let home = environment["HOME"] { path = home + path.dropFirst() }
+        path = ConfigLocation.expanding(path, environment: environment)
         guard let file = try? ConfigFile.load(path: path, shownPath: path, required: false) else { return [] }
         return file.profiles.keys.sorted()
     }

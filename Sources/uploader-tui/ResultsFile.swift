@@ -18,11 +18,11 @@ enum ResultsFile {
     }
 
     /// Checked before anything is sent, so a path that cannot take the results costs no upload.
-    static func target(for argument: String) throws(UsageError) -> Target {
+    static func target(for argument: String, environment: [String: String]) throws(UsageError) -> Target {
         func refused(_ reason: String) -> UsageError {
             UsageError(description: "--results \(Sanitizer.displayName(argument)): \(reason)")
         }
-        let absolute = FileScanner.absolute(argument)
+        let absolute = FileScanner.absolute(argument, environment: environment)
         var info = stat()
         if stat(absolute, &info) == 0 {
             // `/dev/stdout`, `/dev/fd/3`, `/proc/self/fd/1`: an open stream, whatever it leads to, is added to (as

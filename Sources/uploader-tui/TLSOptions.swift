@@ -73,8 +73,10 @@ struct TLSOptions: ParsableArguments {
     /// Checks the options and writes them into `options`; `checkFiles` then checks the files they name.
     /// - Throws: `UsageError` naming the option and the cause, before anything is sent.
     func apply(to options: inout CurlEngine.Options, environment: [String: String]) throws {
+        // No shell reads a profile's value, nor one after `=`: `~` is expanded here, as for every path setting.
+        func path(_ value: String?) -> String? { value.map { ConfigLocation.expanding($0, environment: environment) } }
         let trust = TLSTrust.resolve(
-            caFile: cacert, caPath: capath, insecure: options.insecure, environment: environment)
+            caFile: path(cacert), caPath: path(capath), insecure: options.insecure, environment: environment)
         if key != nil, cert == nil {
             throw UsageError(description: "--key needs --cert (the certificate it signs for)")
         }
@@ -89,8 +91,8 @@ struct TLSOptions: ParsableArguments {
             throw UsageError(description: "--max-host-connections: expected 1 to 1024, not \(maxHostConnections)")
         }
         options.trust = trust
-        options.clientCertificate = cert
-        options.clientKey = key
+        options.clientCertificate = path(cert)
+        options.clientKey = path(key)
         options.proxy = proxy
         options.noProxy = noproxy
         options.proxyCredentials = ProxyCredentials.secrets(proxy: proxy, environment: environment)

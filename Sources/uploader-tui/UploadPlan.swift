@@ -95,8 +95,9 @@ extension UploadCommand {
         }
         let fields = try form.map { pair -> FormField in
             guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+                // Led by the option, so a profile's entry is said with its file and line (`FileOrigins.attributed`).
                 throw UsageError(
-                    description: "invalid form field '\(Sanitizer.displayName(pair))': expected name=value")
+                    description: "-F '\(Sanitizer.displayName(pair))': not a form field; expected name=value")
             }
             return FormField(name: String(pair[..<eq]), value: String(pair[pair.index(after: eq)...]))
         }
@@ -211,8 +212,10 @@ extension UploadCommand {
     ///   - environment: The process's environment, read once by `main`.
     ///   - typed: The settings typed on the command line (`typedSettings`): those the destination does not use are
     ///     refused; the same from a profile are left unused.
+    ///   - origins: Where the profiles file's settings came from, for a 401's hint about the token.
     func makePlan(
-        journal opening: JournalOpening, environment: [String: String], typed: Set<String>
+        journal opening: JournalOpening, environment: [String: String], typed: Set<String>,
+        origins: ProfileArguments.FileOrigins
     ) throws -> UploadPlan {
         guard !paths.isEmpty else { throw UsageError(description: "no files or folders given (try --help)") }
         let checked = try checkedOptions(environment: environment)
@@ -251,7 +254,7 @@ extension UploadCommand {
         if verify, case .planner(let planner) = destination, let refusal = planner.verifyRefusal {
             throw UsageError(description: "--verify: \(refusal)")
         }
-        let resultsTarget = try results.map(ResultsFile.target(for:))
+        let resultsTarget = try results.map { try ResultsFile.target(for: $0, environment: environment) }
         let journalOpening: JournalOpening?
         if let journalPath {
             opening.open(path: journalPath, destination: Self.shown(target, destination))
@@ -308,7 +311,8 @@ extension UploadCommand {
         var log: RunLog?
         if let logFile, !dryRun {
             do {
-                log = try RunLog.open(path: logFile, level: logLevel)
+                log = try RunLog.open(
+                    path: ConfigLocation.expanding(logFile, environment: environment), level: logLevel)
             } catch {
                 journalOpening?.abandon()
                 throw UsageError(description: error.description)
@@ -330,7 +334,11 @@ extension UploadCommand {
                 failFast: failFast, tokenRefreshes: tokenSource == nil ? 0 : 2,
                 grace: .milliseconds(Int64(min(grace, 31_536_000) * 1000)), imageOptions: imageOptions,
                 bandwidthLimit: checked.bandwidthLimit,
-                verify: verify, autoConcurrency: width == nil, maxPreparedSize: checked.batchRules.maxSize),
+                verify: verify, autoConcurrency: width == nil, maxPreparedSize: checked.batchRules.maxSize,
+                tokenOrigin: isS3
+                    ? nil
+                    : origins.tokenOrigin(
+                        token: token, tokenCommand: tokenCommand, refreshURL: refreshURL, environment: environment)),
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,

@@ -42,6 +42,10 @@ struct UploaderCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("uploader-tui: \(Sanitizer.lines("\(error)"))\n".utf8))
             ProcessExit.now(ExitStatus.usage.rawValue)
         }
+        if let unknown = unknownHelpTopic(arguments) {
+            FileHandle.standardError.write(Data("uploader-tui: \(unknown)\n".utf8))
+            ProcessExit.now(ExitStatus.usage.rawValue)
+        }
         do {
             parsed = try parse(arguments)
         } catch {
@@ -53,7 +57,8 @@ struct UploaderCommand: AsyncParsableCommand {
         do {
             switch parsed {
             case let upload as UploadCommand where upload.dryRun:
-                let plan = try upload.makePlan(journal: journal, environment: environment, typed: typed)
+                let plan = try upload.makePlan(
+                    journal: journal, environment: environment, typed: typed, origins: origins)
                 status = try await DryRun(plan: plan).run()
             case let upload as UploadCommand:
                 // An interactive run starts its run process before anything else, which checks and scans (issue 18).
@@ -61,7 +66,8 @@ struct UploaderCommand: AsyncParsableCommand {
                     journal.skip()
                     status = try await launcher.start()
                 } else {
-                    let plan = try upload.makePlan(journal: journal, environment: environment, typed: typed)
+                    let plan = try upload.makePlan(
+                        journal: journal, environment: environment, typed: typed, origins: origins)
                     status = try await UploadRun(plan: plan).run()
                 }
             case let serve as ServeRunCommand:
@@ -77,7 +83,7 @@ struct UploaderCommand: AsyncParsableCommand {
                 status = try await stop.execute(environment: environment)
             case let delete as DeleteCommand:
                 journal.skip()
-                status = try await delete.execute()
+                status = try await delete.execute(origins: origins)
             case let history as HistoryCommand:
                 journal.skip()
                 status = try history.execute()
@@ -118,6 +124,27 @@ struct UploaderCommand: AsyncParsableCommand {
             return upload
         }
         return try parseAsRoot(arguments)
+    }
+
+    /// `help WORD…` naming a subcommand there is not, said in one line with those there are; nil for any other
+    /// arguments. ArgumentParser answers it with the top help and exit 0, as if the help had been found.
+    static func unknownHelpTopic(_ arguments: [String]) -> String? {
+        guard arguments.first == "help" else { return nil }
+        var command: any ParsableCommand.Type = UploaderCommand.self
+        var asked = "help"
+        for word in arguments.dropFirst() where !word.hasPrefix("-") {
+            let subcommands = command.configuration.subcommands
+            // A command without subcommands takes no topic: its help is what is asked for.
+            guard !subcommands.isEmpty else { return nil }
+            guard let next = subcommands.first(where: { $0._commandName == word }) else {
+                let valid = subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+                return "\(asked): unknown subcommand '\(Sanitizer.displayName(word))'; valid: "
+                    + valid.joined(separator: ", ")
+            }
+            command = next
+            asked += " " + word
+        }
+        return nil
     }
 
     /// `--generate-completion-script SHELL` (or `=SHELL`) alone: the script, taught upload's short form.
@@ -168,7 +195,8 @@ struct UploaderCommand: AsyncParsableCommand {
         var plan: UploadPlan
         do {
             plan = try upload.makePlan(
-                journal: journal, environment: environment, typed: UploadCommand.typedSettings(typed))
+                journal: journal, environment: environment, typed: UploadCommand.typedSettings(typed),
+                origins: origins)
         } catch let error as UsageError {
             throw UsageError(description: origins.attributed(error.description))
         }

@@ -319,7 +319,7 @@ struct HeadlessBinaryTests {
         #expect(outcome.standardOutput == UploaderVersion.current + "\n")
     }
 
-    @Test("--help, -h and help COMMAND print that command's help and exit 0")
+    @Test("--help, -h and help COMMAND print that command's help and exit 0; help of no command exits 2")
     func help() async throws {
         // They printed the top command's help for any command, and exited 2.
         for arguments in [["--help"], ["-h"]] {
@@ -337,6 +337,20 @@ struct HeadlessBinaryTests {
         let delete = try await ChildProcess.run(binary, ["help", "delete"])
         #expect(delete.status == 0)
         #expect(delete.standardOutput.contains("USAGE: uploader-tui delete"), "\(delete.standardOutput)")
+        let show = try await ChildProcess.run(binary, ["help", "config", "show"])
+        #expect(show.status == 0, "\(show.standardError)")
+        #expect(show.standardOutput.contains("USAGE: uploader-tui config show"), "\(show.standardOutput)")
+        // A topic there is not is a usage error, not the top help as if it had been found.
+        let unknown = try await ChildProcess.run(binary, ["help", "nosuch"])
+        #expect(unknown.status == 2)
+        #expect(unknown.standardOutput.isEmpty)
+        #expect(
+            unknown.standardError
+                == "uploader-tui: help: unknown subcommand 'nosuch'; valid: upload, delete, history, config, attach, "
+                + "ps, stop\n")
+        let nested = try await ChildProcess.run(binary, ["help", "config", "nosuch"])
+        #expect(nested.status == 2)
+        #expect(nested.standardError == "uploader-tui: help config: unknown subcommand 'nosuch'; valid: show, path\n")
     }
 
     @Test("a command that ends while libcurl is still loading exits cleanly every time")

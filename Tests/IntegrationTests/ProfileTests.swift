@@ -217,6 +217,15 @@ struct ProfileTests {
                 // Masked: a line that is not `Name: value` may be a bare token.
                 "/config.toml:3: profile 'pets': -H '****': not a header"
             ),
+            // Named with the file's line, as the -H above: the user never typed -F.
+            (
+                "[profile.pets]\nto = \"\(server.url("/x"))\"\nfields = [\"noequals\"]\n", "pets",
+                "/config.toml:3: profile 'pets': -F 'noequals': not a form field; expected name=value"
+            ),
+            (
+                "[profile.pets]\nto = \"\(server.url("/x"))\"\ninclude = 3\n", "pets",
+                "/config.toml:3: profile 'pets': include takes a string or an array of strings, not an integer"
+            ),
             (
                 "[profile.pets]\nto = \"\(server.url("/x"))\"\nput = \"\(server.url("/y/"))\"\n", "pets",
                 "/config.toml:3: profile 'pets' sets put and to (line 2): use only one of to, put and presign"
@@ -319,6 +328,50 @@ struct ProfileTests {
                 "holds a token or password and is readable by others (mode 0644); chmod 600 it"))
         #expect(!outcome.standardError.contains("t0ken-in-clear"))
         #expect(await server.server.statistics.filesStored == 1)
+
+        // A line that is not a header is masked when shown, but holds no credential: no warning, only the error.
+        let badHeader = try ConfigHome(
+            "[profile.bad]\nput = \"\(server.url("/files/bad/"))\"\nheaders = [\"bad header\"]\n", mode: 0o644)
+        let refused = try await ChildProcess.run(
+            binary, [folder.path, "-p", "bad", "--no-tui"], environment: badHeader.environment)
+        #expect(refused.status == 2, "\(refused.standardError)")
+        #expect(!refused.standardError.contains("warning"), "\(refused.standardError)")
+        await server.stop()
+    }
+
+    @Test("a 401 names where the refused token came from: the profile's line, --token or UPLOADER_TOKEN")
+    func unauthorizedNamesTheToken() async throws {
+        let server = try await ServerFixture.start { $0.token = "right" }
+        let home = try ConfigHome(Self.petsConfig(server))
+        let folder = try TestFolder()
+        try folder.write("w.bin", size: 1_000, seed: 3)
+        let put = server.url("/files/work/")
+        // The profile's token beats UPLOADER_TOKEN, so the hint must not point at the variable.
+        let cases: [(arguments: [String], variable: String, origin: String)] = [
+            (["-p", "work"], "right", "token of profile work, \(home.file):12"),
+            (["--put", put, "--token", "wrong"], "right", "--token"),
+            (["--put", put], "wrong", "UPLOADER_TOKEN"),
+            (["--put", put, "--token-command", "echo wrong"], "", "--token-command"),
+        ]
+        for (arguments, variable, origin) in cases {
+            var environment = home.environment
+            environment["UPLOADER_TOKEN"] = variable
+            let outcome = try await ChildProcess.run(
+                binary, [folder.path, "--no-tui", "--no-resume"] + arguments, environment: environment)
+            #expect(outcome.status == 1, "\(arguments): \(outcome.standardError)")
+            #expect(
+                outcome.standardError.contains("HTTP 401 unauthorized (check \(origin))"),
+                "\(arguments): \(outcome.standardError)")
+            #expect(!outcome.standardError.contains("t0ken-in-clear") && !outcome.standardError.contains("wrong"))
+        }
+        let delete = try await ChildProcess.run(
+            binary, ["delete", "-p", "work", "--from", server.url("/objects/"), "files/work/w.bin"],
+            environment: home.environment.merging(["UPLOADER_TOKEN": "right"]) { $1 })
+        #expect(delete.status == 1, "\(delete.standardError)")
+        #expect(
+            delete.standardError.contains("HTTP 401 unauthorized (check token of profile work, \(home.file):12)"),
+            "\(delete.standardError)")
+        #expect(!delete.standardError.contains("t0ken-in-clear"))
         await server.stop()
     }
 

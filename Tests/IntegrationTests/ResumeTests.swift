@@ -344,6 +344,12 @@ struct ResumeTests {
         #expect(notSQLite.standardError.contains(text))
         #expect(notSQLite.standardError.contains("--no-resume"))
         #expect(try String(contentsOfFile: text, encoding: .utf8) == "these are my notes, not a database\n")
+        // history has no --no-resume: its way out is another journal.
+        let history = try await ChildProcess.run(binary, ["history", "--journal", text])
+        #expect(history.status == 2)
+        #expect(
+            history.standardError.hasSuffix("; move it away, or pass --journal PATH\n"),
+            "\(history.standardError)")
 
         let unwritable = try await ChildProcess.run(binary, [folder.path, "--journal", "/dev/null/j.sqlite"] + target)
         #expect(unwritable.status == 2)

@@ -76,6 +76,16 @@ struct WireSnapshotTests {
         #expect(received.files[0].result?.verified == "sha256:00ff")
     }
 
+    @Test("a 401 keeps the place its token came from, so an attached screen gives the run's hint")
+    func unauthorizedRoundTrip() throws {
+        var sent = snapshot()
+        sent.files[2].error = UploadError(
+            .unauthorized, file: "c.jpg", httpStatus: 401, tokenOrigin: "token of profile pets, config.toml:3")
+        let received = try #require(try roundTrip(WireSnapshot(sent)).applied(to: [], curl: { curls[$0] }))
+        #expect(received.files[2].error == sent.files[2].error)
+        #expect(received.files[2].error?.description.hasSuffix("(check token of profile pets, config.toml:3)") == true)
+    }
+
     @Test("a delta carries only the rows that changed, and applied to the old rows gives the new snapshot")
     func delta() throws {
         let old = snapshot(sent: 10)

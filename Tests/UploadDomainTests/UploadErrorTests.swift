@@ -14,4 +14,14 @@ struct UploadErrorTests {
         #expect(line(404) == "a.jpg: HTTP 404 not found (check the URL)")
         #expect(line(418) == "a.jpg: HTTP 418")
     }
+
+    @Test("a 401's hint names where the token came from, and both places when it is not known")
+    func unauthorizedHint() {
+        var error = UploadError(.unauthorized, file: "a.jpg", httpStatus: 401)
+        #expect(error.description == "a.jpg: HTTP 401 unauthorized (check --token or UPLOADER_TOKEN)")
+        error.tokenOrigin = "token of profile pets, ~/.config/uploader-tui/config.toml:3"
+        #expect(
+            error.description
+                == "a.jpg: HTTP 401 unauthorized (check token of profile pets, ~/.config/uploader-tui/config.toml:3)")
+    }
 }

@@ -475,9 +475,13 @@ public struct FileScanner: Sendable {
         return found
     }
 
-    /// `path` made absolute against the working directory, `~` expanded and `.`/`..` resolved.
-    public static func absolute(_ path: String) -> String {
-        let expanded = (path as NSString).expandingTildeInPath
+    /// `path` made absolute against the working directory, a leading `~` expanded from `$HOME` (`HomePath`) and
+    /// `.`/`..` resolved.
+    public static func absolute(
+        _ path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        // Not `expandingTildeInPath`, which reads the passwd entry's home, not `$HOME`.
+        let expanded = HomePath.expanding(path, home: HomePath.home(environment, passwd: NSHomeDirectory))
         let full = expanded.hasPrefix("/") ? expanded : FileManager.default.currentDirectoryPath + "/" + expanded
         return (full as NSString).standardizingPath
     }

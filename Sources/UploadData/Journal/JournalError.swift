@@ -62,18 +62,23 @@ public struct JournalError: Error, Sendable, Equatable {
 // MARK: - Description
 
 extension JournalError: CustomStringConvertible {
-    /// `journal PATH: cause; way out`, one line.
-    public var description: String {
-        "journal \(path): \(reason); \(remedy)"
+    /// `journal PATH: cause; way out`, one line, as an upload says it.
+    public var description: String { description(offeringNoResume: true) }
+
+    /// `description` for a command with or without `--no-resume` among its ways out: `history` and `delete` have
+    /// only `--journal PATH`.
+    public func description(offeringNoResume: Bool) -> String {
+        "journal \(path): \(reason); \(remedy(offeringNoResume))"
     }
 
-    private var remedy: String {
-        switch code {
-        case .notADatabase: "move it away, or pass --journal PATH or --no-resume"
-        case .locked: "wait for the other run to finish, or pass --journal PATH or --no-resume"
-        case .notWritable: "check the folder's permissions and free space, or pass --journal PATH or --no-resume"
+    private func remedy(_ offeringNoResume: Bool) -> String {
+        let elsewhere = offeringNoResume ? "pass --journal PATH or --no-resume" : "pass --journal PATH"
+        return switch code {
+        case .notADatabase: "move it away, or \(elsewhere)"
+        case .locked: "wait for the other run to finish, or \(elsewhere)"
+        case .notWritable: "check the folder's permissions and free space, or \(elsewhere)"
         case .notFound: "no run has been recorded there yet; pass --journal PATH to read another"
-        case .sqliteFailure: "pass --journal PATH or --no-resume"
+        case .sqliteFailure: elsewhere
         }
     }
 }

@@ -58,7 +58,7 @@ extension SQLiteJournal {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return state + "/uploader-tui/journal.sqlite"
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = HomePath.home(environment, passwd: NSHomeDirectory)
         return home + "/.local/state/uploader-tui/journal.sqlite"
     }
 

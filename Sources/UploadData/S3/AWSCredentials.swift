@@ -1,4 +1,5 @@
 import Foundation
+import UploadDomain
 
 /// An AWS access key pair, with a session token when the keys are temporary.
 ///
@@ -111,11 +112,7 @@ public struct AWSCredentials: Sendable, Equatable {
     /// A configured path with a leading `~/` expanded; nil when not configured.
     static func expanding(_ configured: String?, home: String) -> String? {
         guard let configured, !configured.isEmpty else { return nil }
-        if configured == "~" { return home }
-        if configured.hasPrefix("~/") {
-            return (home as NSString).appendingPathComponent(String(configured.dropFirst(2)))
-        }
-        return configured
+        return HomePath.expanding(configured, home: home)
     }
 }
 

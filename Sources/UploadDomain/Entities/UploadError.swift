@@ -47,11 +47,14 @@ public struct UploadError: Error, Sendable, Equatable {
     public var cause: String?
     /// Seconds the server asked to wait (`Retry-After`).
     public var retryAfter: Double?
+    /// Where the token a 401 refused came from, named in its hint after "check": `--token`, `UPLOADER_TOKEN`,
+    /// `token of profile pets, ~/.config/uploader-tui/config.toml:3`; nil names both the flag and the variable.
+    public var tokenOrigin: String?
 
     /// Creates an error.
     public init(
         _ code: Code, file: String? = nil, httpStatus: Int? = nil, bodyExcerpt: String? = nil, cause: String? = nil,
-        retryAfter: Double? = nil
+        retryAfter: Double? = nil, tokenOrigin: String? = nil
     ) {
         self.code = code
         self.file = file
@@ -59,6 +62,7 @@ public struct UploadError: Error, Sendable, Equatable {
         self.bodyExcerpt = bodyExcerpt
         self.cause = cause
         self.retryAfter = retryAfter
+        self.tokenOrigin = tokenOrigin
     }
 
     /// Maps a non-2xx HTTP status to its code (seed 003: 404, 500, others by number).
@@ -155,7 +159,9 @@ extension UploadError: CustomStringConvertible {
         case .fileUnreadable: return "cannot read file" + (cause.map { ": \($0)" } ?? "")
         case .folderUnlistable: return "cannot list folder" + (cause.map { ": \($0)" } ?? "")
         case .fileChanged: return "file changed while uploading" + (cause.map { ": \($0)" } ?? "")
-        case .unauthorized: return "\(status ?? "HTTP 401") unauthorized (check --token or UPLOADER_TOKEN)"
+        case .unauthorized:
+            // A profile's token beats UPLOADER_TOKEN: the hint names the one that was sent.
+            return "\(status ?? "HTTP 401") unauthorized (check \(tokenOrigin ?? "--token or UPLOADER_TOKEN"))"
         case .cancelled: return "cancelled" + (cause.map { " (\($0))" } ?? "")
         case .timedOut: return (status.map { "\($0) request timeout" } ?? "timed out") + (cause.map { ": \($0)" } ?? "")
         case .imageUnreadable: return "cannot decode image" + (cause.map { ": \($0)" } ?? "")

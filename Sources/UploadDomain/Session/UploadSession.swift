@@ -12,6 +12,8 @@ public actor UploadSession {
         public var failFast: Bool
         /// Immediate retries per file after a 401, each with a refreshed token (0 when nothing refreshes it).
         public var tokenRefreshes: Int
+        /// Where the requests' token comes from, for a 401's hint (`UploadError.tokenOrigin`); nil without one.
+        public var tokenOrigin: String?
         /// How long the transfers in flight get to finish after `stop` before they are aborted.
         public var grace: Duration
         /// What preprocessing does to images; nothing by default.
@@ -31,8 +33,10 @@ public actor UploadSession {
             concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false,
             tokenRefreshes: Int = 0, grace: Duration = .seconds(10), imageOptions: ImageOptions = ImageOptions(),
             preparingWorkers: Int = 2, bandwidthLimit: Int64? = nil, verify: Bool = false,
-            autoConcurrency: Bool = false, maxPreparedSize: (bytes: Int64, option: String)? = nil
+            autoConcurrency: Bool = false, maxPreparedSize: (bytes: Int64, option: String)? = nil,
+            tokenOrigin: String? = nil
         ) {
+            self.tokenOrigin = tokenOrigin
             self.autoConcurrency = autoConcurrency
             self.maxPreparedSize = maxPreparedSize
             self.verify = verify
@@ -611,6 +615,8 @@ public actor UploadSession {
     ///   - sentBytes: Some of the request's body went out: the server was there, whatever broke after.
     private func finishFailed(_ id: Int, error: UploadError, probed: Bool = false, sentBytes: Bool = false) {
         changed.insert(id)
+        var error = error
+        if error.code == .unauthorized { error.tokenOrigin = configuration.tokenOrigin }
         files[id].error = error
         // A batch-mate of the failure the batch stopped at, answered after it, ends too.
         let final = stopping || draining || batchStop != nil

@@ -65,7 +65,7 @@ public struct CommandLineSettings: Sendable, Equatable {
         guard let value else { return }
         switch key.kind {
         case .flag: values[key.name] = .flag(true)
-        case .list:
+        case .list, .values:
             if case .list(let earlier)? = values[key.name] {
                 values[key.name] = .list(earlier + [value])
             } else {

@@ -62,8 +62,8 @@ public struct ConfigFile: Sendable, Equatable {
                     guard let section = value.table else {
                         problem(
                             .wrongType, [name, profile],
-                            "profile.\(profile) must be a table of settings ([profile.\(profile)]), not a "
-                                + "\(value.type)")
+                            "profile.\(profile) must be a table of settings ([profile.\(profile)]), not "
+                                + Self.article(value.type.description))
                         continue
                     }
                     profiles[profile] = Self.section(
@@ -173,15 +173,24 @@ public struct ConfigFile: Sendable, Equatable {
                 }
                 return .list(entries)
             }
-            if let text = value.string { return .list([text]) }
-            guard let array = value.array else { return nil }
-            var entries: [String] = []
-            for item in array {
-                guard let text = item.string else { return nil }
-                entries.append(text)
-            }
-            return .list(entries)
+            return strings(value).map { .list($0) }
+        case .values:
+            return strings(value).map { .list($0) }
+        case .commaList:
+            return strings(value).map { .text($0.joined(separator: ",")) }
         }
+    }
+
+    /// A string, or an array of strings; nil for any other value.
+    private static func strings(_ value: any TOMLValueConvertible) -> [String]? {
+        if let text = value.string { return [text] }
+        guard let array = value.array else { return nil }
+        var entries: [String] = []
+        for item in array {
+            guard let text = item.string else { return nil }
+            entries.append(text)
+        }
+        return entries
     }
 
     private static func expected(_ kind: ProfileKey.Kind) -> String {
@@ -193,6 +202,7 @@ public struct ConfigFile: Sendable, Equatable {
         case .flag: "true or false"
         case .list(let separator):
             "a table or an array of \"name\(separator)value\" strings"
+        case .values, .commaList: "a string or an array of strings"
         }
     }
 

@@ -22,6 +22,11 @@ public enum ConfigLocation {
 
     /// `$HOME` when set, else the passwd entry's: sudo, containers and CI set HOME elsewhere.
     public static func home(_ environment: [String: String]) -> String {
-        environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        HomePath.home(environment, passwd: NSHomeDirectory)
+    }
+
+    /// A path setting (`--config`, `--log-file`, `--cacert`, …) with a leading `~` expanded from `home`.
+    public static func expanding(_ path: String, environment: [String: String]) -> String {
+        HomePath.expanding(path, home: home(environment))
     }
 }

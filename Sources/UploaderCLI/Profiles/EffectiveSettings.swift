@@ -37,6 +37,16 @@ public struct EffectiveSettings: Sendable {
             }
         }
 
+        /// The setting `key` named with where the file sets it, for a hint about its value:
+        /// `token of profile pets, ~/.config/uploader-tui/config.toml:5`; nil for a flag.
+        public func naming(_ key: String) -> String? {
+            switch self {
+            case .profile(let name, let file, let line): "\(key) of profile \(name), \(Self.place(file, line))"
+            case .defaults(let file, let line): "\(key) of [defaults], \(Self.place(file, line))"
+            case .flag, .combined, .builtIn: nil
+            }
+        }
+
         /// `config.toml:5` in `config show`'s table, whose first line names the whole path.
         private static func shortPlace(_ file: String, _ line: Int?) -> String {
             place(file.split(separator: "/").last.map(String.init) ?? file, line)
@@ -110,9 +120,16 @@ public struct EffectiveSettings: Sendable {
             }
             switch (file.value, flag) {
             case (.list(let entries), .list(let added)?):
-                guard case .list(let separator) = key.kind else { preconditionFailure("Invalid state: list value") }
-                let replaced = Set(added.map { SettingValue.entryName($0, separator: separator) })
-                let kept = entries.filter { !replaced.contains(SettingValue.entryName($0, separator: separator)) }
+                let kept: [String]
+                switch key.kind {
+                case .list(let separator):
+                    let replaced = Set(added.map { SettingValue.entryName($0, separator: separator) })
+                    kept = entries.filter { !replaced.contains(SettingValue.entryName($0, separator: separator)) }
+                case .values:
+                    kept = entries.filter { !added.contains($0) }
+                default:
+                    preconditionFailure("Invalid state: list value")
+                }
                 file.value = .list(kept)
                 let origin: Origin = kept.isEmpty ? .flag : .combined(file.origin)
                 settings.append(Setting(key: key, value: .list(kept + added), origin: origin))

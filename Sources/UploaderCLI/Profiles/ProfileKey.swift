@@ -10,8 +10,14 @@ public struct ProfileKey: Sendable, Hashable {
         case number
         /// A boolean: `true` adds the flag, `false` leaves it out; on the command line its `inverse` switches it off.
         case flag
-        /// A repeatable option: an array of strings, or a table whose entries are joined as `name<separator>value`.
+        /// A repeatable option of named entries (`-H`, `-F`): an array of strings, or a table whose entries are
+        /// joined as `name<separator>value`.
         case list(separator: String)
+        /// A repeatable option of plain values (`--include`): a string or an array of strings. A table has no
+        /// meaning here: its names would be taken into the values.
+        case values
+        /// A comma-separated option (`--types jpeg,png`): a string, or an array of strings joined with commas.
+        case commaList
     }
 
     /// The TOML key, the long option name in snake_case.
@@ -76,8 +82,7 @@ public struct ProfileKey: Sendable, Hashable {
         .init("response_timeout", .number),
         .init("limit_rate", .text), .init("bwlimit", .text),
         .init("recursive", .flag, short: "r"), .init("hidden", .flag), .init("follow_symlinks", .flag, short: "L"),
-        // Globs never hold a newline: each array entry is one pattern.
-        .init("include", .list(separator: "\n")), .init("exclude", .list(separator: "\n")),
+        .init("include", .values), .init("exclude", .values),
         .init("max_age", .text), .init("min_age", .text), .init("order_by", .text),
         .init("no_tui", .flag), .init("json", .flag), .init("quiet", .flag, short: "q"), .init("exit_when_done", .flag),
         .init("detach", .flag),
@@ -87,9 +92,10 @@ public struct ProfileKey: Sendable, Hashable {
         .init("insecure", .flag, forDelete: true), .init("cacert", .text, forDelete: true),
         .init("capath", .text, forDelete: true), .init("cert", .text, forDelete: true),
         .init("key", .text, forDelete: true), .init("proxy", .text, forDelete: true),
-        .init("noproxy", .text, forDelete: true), .init("http1_1", .flag, long: "http1.1", forDelete: true),
+        .init("noproxy", .commaList, forDelete: true), .init("http1_1", .flag, long: "http1.1", forDelete: true),
         .init("http2", .flag, forDelete: true), .init("max_host_connections", .integer, forDelete: true),
-        .init("types", .text), .init("min_files", .integer), .init("max_files", .integer), .init("max_size", .text),
+        .init("types", .commaList), .init("min_files", .integer), .init("max_files", .integer),
+        .init("max_size", .text),
         .init("max_total", .text), .init("skip_duplicates", .flag),
         .init("max_dimension", .integer), .init("convert", .text), .init("quality", .integer),
         .init("strip_metadata", .flag), .init("max_pixels", .integer),

@@ -39,7 +39,18 @@ public enum SettingValue: Sendable, Equatable {
 
     /// True when the value is a credential: a token, a header such as Authorization, a field such as password.
     func holdsSecret(for key: ProfileKey) -> Bool {
-        key.isSecret || shown(for: key).contains("****")
+        if key.isSecret { return true }
+        // `shown` masks a line that is not `Name: value` whole, as it may be a bare token; it holds a credential
+        // only when its name says so, as `Authorization Bearer …` does and `bad header` does not.
+        if case .list(let values) = self, key.kind == .list(separator: ": ") {
+            return values.contains { value in
+                value.split(whereSeparator: \.isNewline).contains { line in
+                    let name = line.drop { $0 == " " || $0 == "\t" }.prefix { $0 != ":" && $0 != " " && $0 != "\t" }
+                    return Redactor.isSecretHeader(String(name))
+                }
+            }
+        }
+        return shown(for: key).contains("****")
     }
 
     /// A `-H` or `-F` entry with its value masked when its name says it is a credential, by the rules the command

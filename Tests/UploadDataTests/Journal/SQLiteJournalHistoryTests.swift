@@ -94,6 +94,10 @@ struct SQLiteJournalHistoryTests {
                 .write(to: URL(fileURLWithPath: text))
             let notADatabase = #expect(throws: JournalError.self) { try SQLiteJournal.history(path: text, limit: 5) }
             #expect(notADatabase?.code == .notADatabase)
+            #expect(notADatabase?.description.hasSuffix("move it away, or pass --journal PATH or --no-resume") == true)
+            #expect(
+                notADatabase?.description(offeringNoResume: false).hasSuffix("move it away, or pass --journal PATH")
+                    == true)
         }
     }
 }

@@ -97,6 +97,55 @@ struct ConfigFileTests {
         #expect(flag.description.hasSuffix(":2: profile 'pets': recursive takes true or false, not a string"))
     }
 
+    @Test("a list of globs takes a string or an array of strings: another value is one line naming the setting")
+    func globLists() throws {
+        let number = try #require(self.error("[profile.pets]\ninclude = 3\n"))
+        #expect(number.code == .wrongType)
+        #expect(
+            number.description
+                == "~/.config/uploader-tui/config.toml:2: profile 'pets': include takes a string or an array of "
+                + "strings, not an integer")
+        // A table's names would become patterns ("a\nb"): only headers and fields take one.
+        let table = try #require(self.error("[profile.pets]\nexclude = { a = \"b\" }\n"))
+        #expect(table.code == .wrongType)
+        #expect(
+            table.description.hasSuffix(
+                ":2: profile 'pets': exclude takes a string or an array of strings, not a table"))
+        let file = try ConfigFile(
+            text: "[defaults]\ninclude = [\"*.jpg\", \"*.png\"]\nexclude = \"raw/\"\n", shownPath: "c")
+        #expect(file.defaults?.entries.map(\.value) == [.list(["*.jpg", "*.png"]), .list(["raw/"])])
+    }
+
+    @Test("types takes an array of type names as it takes a comma list, and no number")
+    func typesList() throws {
+        let file = try ConfigFile(
+            text: "[profile.a]\ntypes = [\"jpeg\", \"png\"]\n[profile.b]\ntypes = \"jpeg,png\"\n", shownPath: "c")
+        #expect(try file.profile("a").entries.map(\.value) == [.text("jpeg,png")])
+        #expect(try file.profile("b").entries.map(\.value) == [.text("jpeg,png")])
+        let number = try #require(self.error("[profile.pets]\ntypes = 3\n"))
+        #expect(
+            number.description.hasSuffix(
+                ":2: profile 'pets': types takes a string or an array of strings, not an integer"))
+        #expect(!number.description.contains("whole number"))
+    }
+
+    @Test("a header line that is not a header holds no secret unless its name says so")
+    func malformedHeaderSecret() throws {
+        let bad = try ConfigFile(text: "[profile.a]\nheaders = [\"bad header\"]\n", shownPath: "c")
+        #expect(!bad.holdsSecret)
+        let bare = try ConfigFile(text: "[profile.a]\nheaders = [\"Authorization Bearer abc\"]\n", shownPath: "c")
+        #expect(bare.holdsSecret)
+        let keyed = try ConfigFile(text: "[profile.a]\nheaders = [\"X-Team: a\", \"X-Api-Key: k\"]\n", shownPath: "c")
+        #expect(keyed.holdsSecret)
+    }
+
+    @Test("a profile that is not a table is said with the right article")
+    func profileNotATable() throws {
+        let error = try #require(self.error("[profile]\npets = 3\n"))
+        #expect(
+            error.description.hasSuffix("profile.pets must be a table of settings ([profile.pets]), not an integer"))
+    }
+
     @Test("a key outside any section is said to be one, with where it goes, not taken for a section")
     func topLevelKey() throws {
         let known = try #require(self.error("retries = 3\n[defaults]\nconcurrency = 2\n"))
