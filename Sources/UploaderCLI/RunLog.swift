@@ -43,6 +43,10 @@ public struct RunLog: Sendable {
         let file = event.file
         var metadata: Logger.Metadata = ["file": "\(file.name)"]
         if file.attempt > 0 { metadata["attempt"] = "\(file.attempt)" }
+        // A failure's or a retry's status too, for grep http=5 alike.
+        if event.kind == .done || event.kind == .failed || event.kind == .retrying, let status = file.httpStatus {
+            metadata["http"] = "\(status)"
+        }
         switch event.kind {
         case .queued, .preparing:
             logger.debug("\(event.kind.rawValue)", metadata: metadata)
@@ -58,7 +62,6 @@ public struct RunLog: Sendable {
                 "prepared \(p.map { "\($0.width)x\($0.height), \($0.originalSize) → \($0.size) bytes" } ?? "")",
                 metadata: metadata)
         case .done:
-            if let status = file.httpStatus { metadata["http"] = "\(status)" }
             if let location = file.result?.location { metadata["location"] = "\(Redactor.url(location))" }
             if let verified = file.result?.verified { metadata["verified"] = "\(verified)" }
             if let resent = file.result?.partsResent, resent > 0 { metadata["parts_resent"] = "\(resent)" }

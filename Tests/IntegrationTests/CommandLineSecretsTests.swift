@@ -16,7 +16,16 @@ struct CommandLineSecretsTests {
             ("X-Team: pets\r\nAuthorization: Bearer HDRSECRET", "-H 'X-Team: pets\\x0D\\x0AAuthorization: ****'"),
         ])
     func refusedHeader(header: String, shown: String) async throws {
-        try await expectRefused(["-H", header], message: "\(shown): not a header; expected 'Name: value' on one line")
+        try await expectRefused(["-H", header], message: "\(shown): not a header; " + Self.rule)
+    }
+
+    static let rule = "expected 'Name: value' on one line, the name of letters, digits and !#$%&'*+-.^_`|~ only"
+
+    @Test("among several -H, a refused one is told by its place, masked whole when it is no header at all")
+    func refusedHeaderPlace() async throws {
+        try await expectRefused(
+            ["-H", "Cache-Control: no-cache", "-H", "X-Amz-Meta-\u{DC}n\u{EF}: value"],
+            message: "-H '****' (-H number 2): not a header; " + Self.rule)
     }
 
     @Test("a profile's refused header is masked too, with the file's line")
@@ -34,8 +43,8 @@ struct CommandLineSecretsTests {
         #expect(outcome.status == 2)
         #expect(
             outcome.standardError
-                == "uploader-tui: \(home.file):3: profile 'p2': -H 'Authorization: ****': not a header; expected "
-                + "'Name: value' on one line\n",
+                == "uploader-tui: \(home.file):3: profile 'p2': -H 'Authorization: ****': not a header; " + Self.rule
+                + "\n",
             "\(outcome.standardError)")
     }
 
