@@ -137,9 +137,8 @@ public enum DryRunReport {
         type.hasPrefix("image/") || type.hasPrefix("video/") ? String(type.split(separator: "/").last ?? "") : type
     }
 
+    /// By the columns a terminal gives each character: a CJK or emoji name takes two a character.
     private static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
-        let cut = text.count > width ? String(text.prefix(width - 1)) + "…" : text
-        let space = String(repeating: " ", count: max(0, width - cut.count))
-        return right ? space + cut : cut + space
+        DisplayWidth.pad(text, to: width, alignRight: right)
     }
 }

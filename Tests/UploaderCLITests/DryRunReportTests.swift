@@ -37,6 +37,19 @@ struct DryRunReportTests {
         #expect(summary["exit_code"] as? Int == 2)
     }
 
+    @Test("the table's columns line up under wide names: CJK and emoji take two columns a character")
+    func wideNames() {
+        let lines = DryRunReport.lines(
+            [file("wide中文名字😀.txt"), file("plain.jpg")], leftOut: [], violations: [], json: false, exitCode: 0)
+        let rows = lines.filter { $0.contains(".txt") || $0.contains("plain.jpg") }
+        #expect(rows.count == 2, "\(lines)")
+        // The TYPE column starts at column 30 on every row, counted as a terminal counts.
+        for row in rows {
+            let type = row.range(of: "jpeg")!.lowerBound
+            #expect(DisplayWidth.of(row[..<type]) == 30, "\(row)")
+        }
+    }
+
     @Test("the table's last line says none would be sent while a rule is broken, else how many would")
     func tableSummary() {
         let broken = DryRunReport.lines(

@@ -1,3 +1,5 @@
+import UploadDomain
+
 /// A one-line shell command laid out as a script: one option per line, joined by ` \` continuations, so a
 /// mouse selection of the lines pastes as a command that runs.
 enum CommandLines {

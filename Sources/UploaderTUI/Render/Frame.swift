@@ -1,3 +1,5 @@
+import UploadDomain
+
 /// A foreground colour; the background always stays the terminal's own, so light and dark themes both work.
 public enum CellColor: UInt8, Sendable, Hashable {
     // Raw values are the colour-pair numbers the CNcurses shim sets up.
