@@ -85,15 +85,13 @@ extension UploadCommand {
     /// Every option value checked on its own, before any file, journal or destination is looked at: what a run
     /// refuses, `config show` refuses too.
     func checkedOptions(environment: [String: String]) throws -> CheckedOptions {
-        let headers = try header.enumerated().map { index, line -> HTTPHeader in
+        let headers = try header.map { line -> HTTPHeader in
             guard let parsed = HTTPHeader(line: line) else {
                 // Named, with a credential's value masked as `config show` masks it: the error must not print it.
-                // A line that is no header may be a pasted token whole, so its place says which -H it is.
                 let shown = Sanitizer.displayName(Redactor.maskedHeader(line))
-                let place = header.count > 1 ? " (-H number \(index + 1))" : ""
                 throw UsageError(
-                    description: "-H '\(shown)'\(place): not a header; expected 'Name: value' on one line, the name "
-                        + "of letters, digits and !#$%&'*+-.^_`|~ only")
+                    description: "-H '\(shown)': not a header; expected 'Name: value' on one line, the name of "
+                        + "letters, digits and !#$%&'*+-.^_`|~ only")
             }
             return parsed
         }

@@ -197,11 +197,14 @@ struct UploaderCommand: AsyncParsableCommand {
             plan = try upload.makePlan(
                 journal: journal, environment: environment, typed: UploadCommand.typedSettings(typed),
                 origins: origins)
+            plan.service = serve.id
+            return try await UploadRun(plan: plan).run()
         } catch let error as UsageError {
             throw UsageError(description: origins.attributed(error.description))
+        } catch let nothing as NothingToUpload {
+            nothing.writeResults(for: upload)
+            throw nothing
         }
-        plan.service = serve.id
-        return try await UploadRun(plan: plan).run()
     }
 
     /// Prints what ArgumentParser asked for (help, the version) and exits 0, or names the usage error and exits 2.

@@ -21,11 +21,11 @@ struct CommandLineSecretsTests {
 
     static let rule = "expected 'Name: value' on one line, the name of letters, digits and !#$%&'*+-.^_`|~ only"
 
-    @Test("among several -H, a refused one is told by its place, masked whole when it is no header at all")
-    func refusedHeaderPlace() async throws {
+    @Test("a header name a server cannot take is refused with what a name may hold, masked whole")
+    func refusedHeaderName() async throws {
         try await expectRefused(
             ["-H", "Cache-Control: no-cache", "-H", "X-Amz-Meta-\u{DC}n\u{EF}: value"],
-            message: "-H '****' (-H number 2): not a header; " + Self.rule)
+            message: "-H '****': not a header; " + Self.rule)
     }
 
     @Test("a profile's refused header is masked too, with the file's line")

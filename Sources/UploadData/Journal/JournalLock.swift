@@ -43,26 +43,49 @@ struct JournalLock: ~Copyable {
             fd, exclusive: exclusive, journal: path, naming: "it", held: Self.held(exclusive) + " (another name)")
     }
 
-    /// Holds `destination` for this run, without waiting; after `lockDatabase`.
+    /// Holds `destination` for this run, without waiting; after `lockDatabase`. The byte is locked in the lock file,
+    /// which is never removed (a journal replaced meanwhile is no way around it), and in the database file, which a
+    /// hard link reaches. Where the file system has no such locks, the run holds the whole journal, as it used to.
     /// - Throws: `.locked` when another run uploads to it.
     mutating func claim(destination: String, journal path: String) throws(JournalError) {
-        var range = Self.byte(at: Self.offset(of: destination), type: F_WRLCK)
-        guard fcntl(databaseDescriptor, Self.setLock, &range) == 0 else {
+        let held = JournalError(.locked, path: path, reason: "in use by another running uploader-tui to \(destination)")
+        let offset = Self.offset(of: Self.key(of: destination))
+        for fd in [descriptor, databaseDescriptor] {
+            var range = Self.byte(at: offset, type: F_WRLCK)
+            guard fcntl(fd, Self.setLock, &range) != 0 else { continue }
             let number = errno
-            if number == EAGAIN || number == EACCES {
-                throw JournalError(
-                    .locked, path: path, reason: "in use by another running uploader-tui to \(destination)")
-            }
-            throw .system(.notWritable, path: path, doing: "cannot lock its destination", errno: number)
+            if number == EAGAIN || number == EACCES { throw held }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { throw held }
+            return
         }
-        claimed = range.l_start
+        claimed = offset
+    }
+
+    /// What two runs must not share: for S3 the bucket at its endpoint, as prefixes may overlap (`s3://b/` with
+    /// `pics`, `s3://b/pics/`), and an upload begun by one run must not be continued or aborted by the other; for
+    /// the other destinations the URL as shown.
+    static func key(of destination: String) -> String {
+        guard destination.lowercased().hasPrefix("s3://") else { return destination }
+        let rest = destination.dropFirst(5)
+        let bucket = rest.prefix { $0 != "/" && $0 != " " }
+        let endpoint = destination.range(of: " at ").map { String(destination[$0.upperBound...]) } ?? ""
+        return "s3://" + bucket.lowercased() + " at " + endpoint
     }
 
     /// Runs `body` while no other holder runs its own: the schema's check and migration, which two runs opening a new
-    /// journal at once would each apply. After `lockDatabase`.
-    func serialized<T>(_ body: () throws -> T) rethrows -> T {
+    /// journal at once would each apply. After `lockDatabase`. Waits up to 10 s for another's.
+    func serialized<T>(journal path: String, _ body: () throws -> T) throws -> T {
         var range = Self.byte(at: Self.setUpByte, type: F_WRLCK)
-        while fcntl(databaseDescriptor, Self.setLockWaiting, &range) != 0, errno == EINTR {}
+        var attempts = 1000
+        while fcntl(databaseDescriptor, Self.setLock, &range) != 0 {
+            // Without such locks, opening goes on as before them.
+            guard errno == EAGAIN || errno == EACCES else { return try body() }
+            attempts -= 1
+            guard attempts > 0 else {
+                throw JournalError(.locked, path: path, reason: "in use by another uploader-tui that is opening it")
+            }
+            usleep(10_000)
+        }
         defer {
             range.l_type = Int16(F_UNLCK)
             _ = fcntl(databaseDescriptor, Self.setLock, &range)
@@ -101,19 +124,18 @@ struct JournalLock: ~Copyable {
 
     /// Whether a run uploads to `destination` through the journal at `path` now (for `history`, which only reads).
     static func isHeld(journalPath path: String, destination: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path + ".lock", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var range = Self.byte(at: Self.offset(of: destination), type: F_WRLCK)
+        var range = Self.byte(at: Self.offset(of: key(of: destination)), type: F_WRLCK)
         return fcntl(fd, getLock, &range) == 0 && range.l_type != Int16(F_UNLCK)
     }
 
-    /// Linux's open-file-description locks (`F_OFD_GETLK`, `F_OFD_SETLK`, `F_OFD_SETLKW`), which Glibc's module
+    /// Linux's open-file-description locks (`F_OFD_GETLK`, `F_OFD_SETLK`), which Glibc's module
     /// leaves out: unlike POSIX record locks they are not dropped when SQLite closes another descriptor of the file,
     /// and two descriptors of one process conflict, as two runs' do.
     private static let getLock: Int32 = 36
     private static let setLock: Int32 = 37
-    private static let setLockWaiting: Int32 = 38
     /// The bytes locked are at 2 TiB and up, far from those near 1 GiB SQLite locks.
     private static let setUpByte = 1 << 41
 
@@ -139,8 +161,10 @@ struct JournalLock: ~Copyable {
         // until it execs, and a close alone would leave the lock held for that while.
         if databaseDescriptor >= 0 {
             if let claimed {
-                var range = Self.byte(at: claimed, type: F_UNLCK)
-                _ = fcntl(databaseDescriptor, Self.setLock, &range)
+                for fd in [descriptor, databaseDescriptor] {
+                    var range = Self.byte(at: claimed, type: F_UNLCK)
+                    _ = fcntl(fd, Self.setLock, &range)
+                }
             }
             flock(databaseDescriptor, LOCK_UN)
             close(databaseDescriptor)

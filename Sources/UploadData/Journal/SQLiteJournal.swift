@@ -16,7 +16,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
     public let runID: Int64
 
     private let queue: DatabaseQueue
-    /// Whether this run created the file: it then holds no other run's files.
+    /// Whether this run created the file: it then holds no file of this run's destination, which no other run writes.
     private let created: Bool
     /// Set by the first `record`: from then on the file holds files of this run.
     private let recordedFiles = Atomic<Bool>(false)
@@ -61,7 +61,7 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         try lock.lockDatabase(path)
         if let destination { try lock.claim(destination: destination, journal: path) }
         do {
-            let queue = try lock.serialized { () throws -> DatabaseQueue in
+            let queue = try lock.serialized(journal: path) { () throws -> DatabaseQueue in
                 var configuration = Configuration()
                 configuration.label = "uploader-tui journal"
                 // Another run, or a `history` reader, may hold a lock for a moment: a commit, the WAL's recovery.

@@ -100,6 +100,8 @@ struct MultipartUpload {
         let ranges = planner.partRanges(of: item)
         var kept: [Int: FinishedPart] = [:]
         for (number, part) in parts where (1...ranges.count).contains(number) {
+            // A stop does not wait for the rest of a large file to be read.
+            try Task.checkCancellation()
             guard let checksum = part.checksum else { continue }
             let (offset, length) = ranges[number - 1]
             let digest = try await PayloadDigest.computed(

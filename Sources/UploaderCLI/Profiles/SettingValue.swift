@@ -41,12 +41,15 @@ public enum SettingValue: Sendable, Equatable {
     func holdsSecret(for key: ProfileKey) -> Bool {
         if key.isSecret { return true }
         // `shown` masks a line that is not `Name: value` whole, as it may be a bare token; it holds a credential
-        // only when its name says so, as `Authorization Bearer …` does and `bad header` does not.
+        // when its name says so, as `Authorization Bearer …` does and `bad header` does not, or when it is one word.
         if case .list(let values) = self, key.kind == .list(separator: ": ") {
             return values.contains { value in
                 value.split(whereSeparator: \.isNewline).contains { line in
-                    let name = line.drop { $0 == " " || $0 == "\t" }.prefix { $0 != ":" && $0 != " " && $0 != "\t" }
-                    return Redactor.isSecretHeader(String(name))
+                    let word = line.drop { $0 == " " || $0 == "\t" }
+                    let name = word.prefix { $0 != ":" && $0 != " " && $0 != "\t" }
+                    // One word with no colon is a bare token pasted as a header.
+                    let bare = name.count == word.count && !name.isEmpty
+                    return bare || Redactor.isSecretHeader(String(name))
                 }
             }
         }

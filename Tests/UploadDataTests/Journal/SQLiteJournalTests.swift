@@ -219,8 +219,8 @@ struct SQLiteJournalTests {
 
     @Test(
         """
-        runs to different destinations share the journal, each holding its own; a delete (the whole journal) waits \
-        for none of them, and a journal made by a run that gave up is kept while another uses it
+        runs to different destinations share the journal, each holding its own; a delete (the whole journal) is \
+        refused beside them, and a journal made by a run that gave up is kept while another uses it
         """)
     func sharedByDestinations() throws {
         try withJournalFolder { folder in
@@ -252,6 +252,24 @@ struct SQLiteJournalTests {
             #expect(runs.map(\.destination) == [destination, elsewhere])
             #expect(runs.allSatisfy { $0.endedAt != nil && $0.counts.done == 1 })
             try SQLiteJournal.prepare(path: path, destination: nil).release()
+        }
+    }
+
+    @Test("two runs to one S3 bucket at one endpoint are one destination to the lock, whatever their prefixes")
+    func bucketIsTheLockKey() throws {
+        try withJournalFolder { folder in
+            let path = folder + "/journal.sqlite"
+            let first = try SQLiteJournal.open(path: path, destination: "s3://pets/photos", arguments: "")
+            for other in ["s3://pets/photos/", "S3://pets/", "s3://pets/photos/2024/"] {
+                #expect(throws: JournalError.self, "\(other)") {
+                    try SQLiteJournal.prepare(path: path, destination: other)
+                }
+            }
+            #expect(SQLiteJournal.isInUse(path: path, destination: "s3://pets/other/"))
+            // Another endpoint, another bucket: other stores.
+            try SQLiteJournal.prepare(path: path, destination: "s3://pets/photos at http://127.0.0.1:9000").release()
+            try SQLiteJournal.prepare(path: path, destination: "s3://cats/photos").release()
+            first.close(counts: PhaseCounts())
         }
     }
 

@@ -137,6 +137,9 @@ struct ConfigFileTests {
         #expect(bare.holdsSecret)
         let keyed = try ConfigFile(text: "[profile.a]\nheaders = [\"X-Team: a\", \"X-Api-Key: k\"]\n", shownPath: "c")
         #expect(keyed.holdsSecret)
+        // A token pasted alone, one word, is a credential whatever it spells.
+        let token = try ConfigFile(text: "[profile.a]\nheaders = [\"eyJhbGciOiJIUzI1NiJ9\"]\n", shownPath: "c")
+        #expect(token.holdsSecret)
     }
 
     @Test("a profile that is not a table is said with the right article")
