@@ -221,10 +221,10 @@ final class GatedSource: ThumbnailSource {
 
 @Suite("AppLoop previews")
 struct AppLoopPreviewTests {
-    /// Ticks the loop until `predicate` holds for the screen, up to 30 s (the whole suite in parallel on two cores
-    /// can keep the loop's tasks waiting for a thread for seconds).
+    /// Ticks the loop until `predicate` holds for the screen, up to 120 s: the whole suite in parallel on two cores,
+    /// with moto and the upload processes of the integration tests, kept the loop's tasks from a core for over 30 s.
     func tickUntil(_ terminal: InMemoryTerminal, _ predicate: (Frame) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             if predicate(terminal.screen) { return true }
             terminal.send(.tick)
