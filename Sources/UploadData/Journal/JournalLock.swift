@@ -8,9 +8,9 @@ import UploadDomain
 /// The journal is held through `flock` on a sibling `PATH.lock`, taken before the database exists; the lock file is
 /// never removed: removing it would let a third process lock a fresh file while a second still holds the old one.
 /// Once the database exists it is locked the same way (`lockDatabase`), as a hard link to it has a lock file of its
-/// own, and a destination is an open-file-description lock on one byte of the database far above SQLite's own
-/// (`claim(destination:)`). That descriptor stays open until SQLite has closed the database: closing any descriptor
-/// of a file drops the process's POSIX locks on it, SQLite's included.
+/// own, and a destination is an open-file-description lock on one byte of both files, far above SQLite's own
+/// (`claim(destination:)`). The database's descriptor stays open until SQLite has closed the database: closing any
+/// descriptor of a file drops the process's POSIX locks on it, SQLite's included.
 struct JournalLock: ~Copyable {
     private let descriptor: Int32
     private var databaseDescriptor: Int32 = -1
