@@ -45,7 +45,8 @@ final class MotoFixture {
             throw POSIXError(.ENOENT)
         }
         let fixture = MotoFixture(port: port, pid: pid)
-        let deadline = ContinuousClock.now + .seconds(30)
+        // Importing moto takes seconds alone; with the whole suite on two cores, far longer.
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             // moto's own API: readiness checks must not count as AWS requests (see authAfter). The port was free
             // when picked, but another test's server may have taken it before moto could: the answer must be
