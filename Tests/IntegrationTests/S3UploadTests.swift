@@ -139,9 +139,11 @@ struct S3UploadTests {
         await nginx.stop()
     }
 
-    /// Interrupts an upload of `path` to `bucket` mid-way, with `extra` options; its standard error.
+    /// Interrupts an upload of `path` to `bucket` mid-way, with `extra` options; its standard error and output.
     @discardableResult
-    func interrupt(_ path: String, to bucket: String, on moto: MotoFixture, extra: [String]) async throws -> String {
+    func interrupt(
+        _ path: String, to bucket: String, on moto: MotoFixture, extra: [String]
+    ) async throws -> (standardError: String, standardOutput: String) {
         // 1 MiB/s per part: the parts need several seconds, so SIGINT after 3 s lands mid-upload.
         // --foreground: one SIGINT to the child alone (a second one would mean "exit at once"); --grace 0: the stop
         // aborts the parts in flight at once instead of letting them finish.
@@ -155,7 +157,7 @@ struct S3UploadTests {
             environment: MotoFixture.environment)
         #expect(outcome.status == 130, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("cancelled slow.bin"))
-        return outcome.standardError
+        return (outcome.standardError, outcome.standardOutput)
     }
 
     @Test("an interrupted multipart upload is kept for the rerun, which completes it; without a journal, aborted")
@@ -164,15 +166,18 @@ struct S3UploadTests {
         _ = try await moto.tool("mb", "cut")
         let folder = try TestFolder("s3cut")
         let path = try folder.writeLarge("slow.bin", size: 24 << 20, seed: 4)
-        let aborted = try await interrupt(path, to: "cut", on: moto, extra: ["--no-resume"])
+        let aborted = try await interrupt(path, to: "cut", on: moto, extra: ["--no-resume"]).standardError
         #expect(!aborted.contains("kept for the next run"), "\(aborted)")
         #expect(try await moto.tool("uploads", "cut") == "[]")
         #expect(try await moto.tool("keys", "cut") == "[]")
 
         let journal = ["--journal", folder.path + ".journal.sqlite"]
-        let said = try await interrupt(path, to: "cut", on: moto, extra: journal)
+        let (said, events) = try await interrupt(path, to: "cut", on: moto, extra: journal + ["--json"])
         #expect(
             said.contains("cancelled slow.bin (its multipart upload is kept for the next run to continue)"), "\(said)")
+        // The parts it sent are kept, and its event says how many bytes went.
+        let cancelled = try #require(try ndjson(events).first { $0["event"] as? String == "cancelled" })
+        #expect((cancelled["bytes_sent"] as? Int ?? 0) > 0, "\(cancelled)")
         #expect(try await moto.tool("uploads", "cut") == "[\"slow.bin\"]")
         let kept = try await journalQuery(folder.path + ".journal.sqlite", "SELECT upload_id FROM multipart_uploads")
         #expect(kept.count == 1)

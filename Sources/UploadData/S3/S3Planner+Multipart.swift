@@ -38,6 +38,7 @@ struct MultipartUpload {
             } catch let error as UploadError where error.httpStatus == 404 {
                 // The upload expired or was aborted elsewhere (NoSuchUpload): start over.
                 planner.checkpoints?.uploadEnded(upload.uploadID)
+                probe.startOver()
             }
         } else {
             await abandon(earlier)
@@ -93,22 +94,37 @@ struct MultipartUpload {
     /// The finished parts whose bytes on disk still have the checksum they were sent with; the others are sent again.
     /// A file rewritten since with its size and mtime put back (`cp -p`, `rsync -t`, a restored copy) passes the
     /// journal's check, and its old parts would complete into an object of old bytes and new. Reading the parts
-    /// again costs a fraction of sending them; one sent without a checksum is sent again.
+    /// again costs a fraction of sending them; one sent without a checksum is sent again. Parts are read side by side
+    /// and each counts as carried once it passes, so the bar moves while a large file is read.
     private func unchanged(
         _ parts: [Int: FinishedPart], algorithm: S3ChecksumAlgorithm
     ) async throws -> [Int: FinishedPart] {
         let ranges = planner.partRanges(of: item)
-        var kept: [Int: FinishedPart] = [:]
-        for (number, part) in parts where (1...ranges.count).contains(number) {
-            // A stop does not wait for the rest of a large file to be read.
-            try Task.checkCancellation()
-            guard let checksum = part.checksum else { continue }
-            let (offset, length) = ranges[number - 1]
-            let digest = try await PayloadDigest.computed(
-                item, offset: offset, length: length, algorithm: algorithm, signed: false)
-            if digest.base64 == checksum { kept[number] = part }
+        var waiting = parts.filter { (1...ranges.count).contains($0.key) && $0.value.checksum != nil }
+            .sorted { $0.key < $1.key }[...]
+        let width = max(1, min(planner.partConcurrency, ProcessInfo.processInfo.activeProcessorCount))
+        return try await withThrowingTaskGroup(of: (Int, FinishedPart)?.self) { group in
+            func readNext() {
+                guard let (number, part) = waiting.popFirst() else { return }
+                group.addTask {
+                    // A stop does not wait for the rest of a large file to be read.
+                    try Task.checkCancellation()
+                    let (offset, length) = ranges[number - 1]
+                    let digest = try await PayloadDigest.computed(
+                        item, offset: offset, length: length, algorithm: algorithm, signed: false)
+                    guard digest.base64 == part.checksum else { return nil }
+                    probe.carry(length)
+                    return (number, part)
+                }
+            }
+            for _ in 0..<width { readNext() }
+            var kept: [Int: FinishedPart] = [:]
+            while let result = try await group.next() {
+                if let (number, part) = result { kept[number] = part }
+                readNext()
+            }
+            return kept
         }
-        return kept
     }
 
     static func isInterruption(_ error: any Error) -> Bool {
@@ -121,9 +137,6 @@ struct MultipartUpload {
         let ranges = planner.partRanges(of: item)
         let count = ranges.count
         let earlier = finished.filter { (1...count).contains($0.key) }
-        // Bytes of parts sent by an earlier run count as sent.
-        let carried = earlier.keys.reduce(Int64(0)) { sum, number in sum + ranges[number - 1].length }
-        if carried > 0 { probe.carry(carried) }
         var extraSlots = 0
         defer { for _ in 0..<extraSlots { slots.release() } }
         return try await withThrowingTaskGroup(of: (Int, FinishedPart).self) { group in
@@ -211,13 +224,13 @@ struct MultipartUpload {
         return FinishedPart(etag: etag, checksum: digest.base64)
     }
 
-    /// Aborts and forgets uploads begun for other bytes, another part size or another checksum algorithm: they can
-    /// never complete this file, and S3 keeps (and bills) their parts until aborted. One already gone is forgotten.
     /// Aborts and forgets every upload earlier runs kept for the file.
     func abandonEarlier() async {
         await abandon(planner.checkpoints?.unfinishedUploads(of: item, key: planner.journalDestination(of: item)) ?? [])
     }
 
+    /// Aborts and forgets uploads begun for other bytes, another part size or another checksum algorithm: they can
+    /// never complete this file, and S3 keeps (and bills) their parts until aborted. One already gone is forgotten.
     private func abandon(_ uploads: [UnfinishedUpload]) async {
         for upload in uploads where await abort(upload.uploadID) {
             planner.checkpoints?.uploadEnded(upload.uploadID)

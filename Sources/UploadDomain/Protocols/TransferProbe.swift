@@ -52,6 +52,12 @@ public final class TransferProbe: Sendable {
     /// Bytes of `carry`.
     public var carried: Int64 { carriedBytes.load(ordering: .relaxed) }
 
+    /// Counts nothing sent or carried again: the upload these bytes went to is gone, and a new one begins.
+    public func startOver() {
+        carriedBytes.store(0, ordering: .relaxed)
+        sentBytes.store(0, ordering: .relaxed)
+    }
+
     /// Notes a part sent again on its own (S3 multipart), for the file's result.
     public func partResent() { resentParts.add(1, ordering: .relaxed) }
 

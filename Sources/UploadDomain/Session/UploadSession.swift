@@ -61,8 +61,8 @@ public actor UploadSession {
         var requestID: Int?
         var attemptStarted: Duration = .zero
         var recentRate = RecentRate()
-        /// Bytes the last attempt had sent when last sampled: what a failed file shows, so neither its row nor the
-        /// batch's count goes back when it fails.
+        /// Bytes the last attempt had sent when last sampled: what a failed or cancelled file shows, so neither its
+        /// row nor the batch's count goes back when it ends.
         var lastSent: Int64 = 0
         /// Bytes of the file an earlier run sent (an S3 upload continued from its finished parts).
         var carried: Int64 = 0
@@ -591,6 +591,7 @@ public actor UploadSession {
             for id in ids {
                 if cancelled {
                     files[id].error = error.forFile(files[id].item.relativePath)
+                    if ids.count == 1 { files[id].lastSent = min(files[id].sendSize, request.probe.sent) }
                     if request.probe.keptForNextRun {
                         files[id].error?.cause = "its multipart upload is kept for the next run to continue"
                     }
@@ -920,7 +921,7 @@ public actor UploadSession {
         switch phase {
         case .done, .verifying:
             sent = file.sendSize
-        case .failed:
+        case .failed, .cancelled:
             sent = file.lastSent
         case .willStart, .uploading, .modeling:
             if let requestID = file.requestID, let request = running[requestID],

@@ -45,7 +45,9 @@ final class ScriptedTransport: UploadTransport {
 /// payload signed over plain HTTP only. The canned answers stand in for S3; moto checks the whole in S3UploadTests.
 @Suite("S3 multipart upload requests")
 struct MultipartUploadTests {
-    let bytes = (0..<((5 << 20) * 2 + 1000)).map { UInt8(truncatingIfNeeded: $0 &* 7 >> 3) }
+    // Made once: every test of the suite is an instance of its own, and making 10 MiB in a debug build takes seconds.
+    static let bytes = (0..<((5 << 20) * 2 + 1000)).map { UInt8(truncatingIfNeeded: $0 &* 7 >> 3) }
+    var bytes: [UInt8] { Self.bytes }
 
     static let accepted = TransferResponse(status: 200, headers: ["etag": "\"e\""], body: "<UploadId>up</UploadId>")
 
@@ -102,6 +104,24 @@ struct MultipartUploadTests {
 
     func partBytes(_ number: Int) -> ArraySlice<UInt8> {
         bytes[((number - 1) * (5 << 20))..<min(number * (5 << 20), bytes.count)]
+    }
+
+    @Test("parts read again unchanged count as carried; an upload gone from S3 is begun anew, carrying nothing")
+    func carriedOnce() async throws {
+        let kept = TransferProbe()
+        let continued = try await attempt(earlier: [earlier()], probe: kept)
+        #expect(continued.failure == nil)
+        #expect(kept.carried == 5 << 20)
+
+        let restarted = TransferProbe()
+        let gone = try await attempt(earlier: [earlier()], probe: restarted) { request in
+            request.url.contains("uploadId=old")
+                ? TransferResponse(status: 404, headers: [:], body: "<Error><Code>NoSuchUpload</Code></Error>")
+                : Self.accepted
+        }
+        #expect(gone.failure == nil)
+        #expect(gone.requests.contains { $0.method == .post && $0.url.contains("?uploads") })
+        #expect(restarted.carried == 0 && restarted.sent == 0)
     }
 
     @Test("a new upload names CRC-32; each part carries its CRC-32 and, over plain HTTP, is signed over its SHA-256")
