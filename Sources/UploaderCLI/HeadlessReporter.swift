@@ -255,9 +255,11 @@ public actor HeadlessReporter {
             p.isSending && snapshot.stopping == nil
             ? (range.map { ", ETA " + Format.range($0) } ?? p.eta.map { ", ETA " + Format.timeLeft($0) } ?? "") : ""
         let state = snapshot.toast == .modeling ? "server processing" : "uploading"
+        // Skipped files are neither to send nor in the bytes: counted apart.
+        let skipped = p.counts.skipped > 0 ? " (\(p.counts.skipped) skipped)" : ""
         output.standardError(
-            "\(state): \(p.counts.done)/\(p.counts.total) files done, \(Format.bytes(p.bytesSent)) of "
-                + "\(Format.bytes(p.bytesOfBatch)) (\(percent)%)\(rate)\(eta)")
+            "\(state): \(p.counts.done)/\(p.counts.total - p.counts.skipped) files done\(skipped), "
+                + "\(Format.bytes(p.bytesSent)) of \(Format.bytes(p.bytesOfBatch)) (\(percent)%)\(rate)\(eta)")
     }
 
     /// The closing summary line (and NDJSON `summary`).

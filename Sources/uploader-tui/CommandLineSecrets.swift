@@ -54,7 +54,7 @@ enum CommandLineSecrets {
     /// The value of the header line `bytes`, when its name says it is a credential.
     private static func headerValue(_ bytes: [UInt8]) -> [Range<Int>] {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-            Redactor.isSecretHeader(
+            Redactor.isSecretName(
                 String(decoding: bytes[..<colon], as: UTF8.self).trimmingCharacters(in: .whitespaces))
         else { return [] }
         let value = bytes[(colon + 1)...].firstIndex { $0 != UInt8(ascii: " ") } ?? bytes.count
@@ -64,7 +64,7 @@ enum CommandLineSecrets {
     /// The value of the form field `bytes` (`name=value`), when its name is one a URL query's redaction hides.
     private static func fieldValue(_ bytes: [UInt8]) -> [Range<Int>] {
         guard let eq = bytes.firstIndex(of: UInt8(ascii: "=")),
-            Redactor.isSecretField(String(decoding: bytes[..<eq], as: UTF8.self))
+            Redactor.isSecretName(String(decoding: bytes[..<eq], as: UTF8.self))
         else { return [] }
         return eq + 1 < bytes.count ? [(eq + 1)..<bytes.count] : []
     }

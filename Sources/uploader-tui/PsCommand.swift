@@ -52,7 +52,8 @@ struct PsCommand: ParsableCommand {
             pad("ID", 6) + pad("STATE", 12) + pad("FILES", 12) + pad("BYTES", 24) + pad("RATE", 13)
                 + "SOURCE → DESTINATION")
         for run in runs {
-            let files = "\(run.done + run.skipped)/\(run.files)"
+            // Like BYTES, of the files this run sends: those skipped as uploaded before are neither.
+            let files = "\(run.done)/\(run.files - run.skipped)"
             let bytes = "\(Format.bytes(run.bytesSent)) of \(Format.bytes(run.bytesTotal))"
             let rate = run.state == "running" ? Format.rate(run.bytesPerSecond) : "-"
             print(

@@ -114,8 +114,8 @@ struct ServedRun {
             let counts = snapshot.progress.counts
             DesktopNotification.send(
                 title: "uploader-tui: run \(info.id) \(record.info.state)",
-                body: "\(counts.done) of \(counts.total) files done, \(counts.failed) failed — uploader-tui attach "
-                    + info.id)
+                body: "\(counts.done) of \(counts.total - counts.skipped) files done, \(counts.failed) failed"
+                    + (counts.skipped > 0 ? ", \(counts.skipped) skipped" : "") + " — uploader-tui attach " + info.id)
         }
     }
 }

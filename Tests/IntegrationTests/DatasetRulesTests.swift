@@ -24,7 +24,7 @@ struct DatasetRulesTests {
         #expect(outcome.status == 2, "\(outcome.standardError)")
         #expect(
             outcome.standardError == """
-                uploader-tui: --types jpeg,png: 1 file is not of these types: notes.txt (unknown type)
+                uploader-tui: --types jpeg,png: 1 file is not of these types: notes.txt (bytes of no known type, named as text/plain)
                 uploader-tui: --min-files 8: 7 files, at least 8 needed
                 uploader-tui: --max-size 64K: 1 file is larger: big.png (68.4 KiB)
 

@@ -198,6 +198,17 @@ struct DetachTests {
         #expect(unknown.standardError == "uploader-tui: no run beef here; `uploader-tui ps` lists the runs\n")
         let bad = try await ChildProcess.run(ChildProcess.uploaderBinary, ["stop", "../x"], environment: environment)
         #expect(bad.status == 2 && bad.standardError.contains("is not a run ID"), "\(bad.standardError)")
+
+        // A rerun with one file more sends that one: ps counts its files as its bytes, the skipped ones in neither.
+        try folder.write("p3.png", size: 60_000, seed: 43, prefix: Magic.png)
+        let rerun = try await ChildProcess.run(ChildProcess.uploaderBinary, arguments, environment: environment)
+        let second = try #require(detachedID(rerun.standardOutput), "\(rerun.standardOutput)")
+        try await waitUntil("the rerun's end", timeout: .seconds(60), every: .milliseconds(200)) {
+            try await run(second)?["state"] as? String == "done"
+        }
+        let table = try await ChildProcess.run(ChildProcess.uploaderBinary, ["ps"], environment: environment)
+        let line = table.standardOutput.split(separator: "\n").first { $0.hasPrefix(second + " ") } ?? ""
+        #expect(line.contains(" 1/1 ") && line.contains("58.6 KiB of 58.6 KiB"), "\(table.standardOutput)")
         await server.stop()
     }
 

@@ -22,13 +22,13 @@ struct BatchRulesTests {
         rules.maxSize = (100, "--max-size 100")
         rules.maxTotal = (300, "--max-total 300")
         let files = [
-            file("a.jpg", 50, "image/jpeg"), file("b.gif", 150, "image/gif"), file("c.txt", 120, nil),
+            file("a.jpg", 50, "image/jpeg"), file("b.gif", 150, "image/gif"), file("c.txt", 120, nil, ext: "text/plain"),
             file("d.png", 101, "image/png"), file("e.jpg", 200, "image/jpeg"), file("f.jpg", 300, "image/jpeg"),
         ]
         let found = rules.violations(of: files, formatBytes: bytes).map(\.description)
         #expect(
             found == [
-                "--types jpeg,png: 2 files are not of these types: b.gif (image/gif), c.txt (unknown type)",
+                "--types jpeg,png: 2 files are not of these types: b.gif (image/gif), c.txt (bytes of no known type, named as text/plain)",
                 "--min-files 8: 6 files, at least 8 needed",
                 "--max-size 100: 5 files are larger: b.gif (150 B), c.txt (120 B), d.png (101 B) and 2 more",
                 "--max-total 300: 6 files make 921 B, at most 300 B",

@@ -127,6 +127,19 @@ struct OutputBufferTests {
             ])
     }
 
+    @Test("files skipped as uploaded before are counted apart: the line's files and bytes are those it sends")
+    func skippedApart() async {
+        let lines = Mutex<[String]>([])
+        let output = HeadlessReporter.Output(
+            standardOutput: { _ in }, standardError: { line in lines.withLock { $0.append(line) } }, flush: {})
+        let clock = SteppedClock()
+        let reporter = HeadlessReporter(json: false, output: output, clock: clock)
+        await reporter.progress(uploading(sent: 0, rate: 0, others: [.done, .skipped, .skipped]))
+        clock.set(.seconds(1))
+        await reporter.progress(uploading(sent: 8 << 20, rate: 8 << 20, others: [.done, .skipped, .skipped]))
+        #expect(lines.withLock { $0 } == ["uploading: 1/2 files done (2 skipped), 8.0 MiB of 16.0 MiB (50%), 8.0 MiB/s"])
+    }
+
     @Test("a server that cannot be reached is said every five seconds, with how long the run still waits for it")
     func unreachableServer() async {
         let lines = Mutex<[String]>([])
@@ -148,12 +161,12 @@ struct OutputBufferTests {
     }
 
     private func uploading(
-        sent: Int64, rate: Int64, eta: Duration? = nil, phase: UploadPhase = .uploading
+        sent: Int64, rate: Int64, eta: Duration? = nil, phase: UploadPhase = .uploading, others: [UploadPhase] = []
     ) -> UploadSnapshot {
         UploadSnapshot(
             files: [],
             progress: BatchProgress(
-                counts: PhaseCounts([phase]), bytesSent: sent, bytesTotal: 16 << 20, bytesPerSecond: Double(rate),
+                counts: PhaseCounts([phase] + others), bytesSent: sent, bytesTotal: 16 << 20, bytesPerSecond: Double(rate),
                 eta: eta),
             toast: phase == .modeling ? .modeling : .uploading(fraction: Double(sent) / Double(16 << 20)),
             concurrency: 1, isIdle: false, elapsed: .zero)

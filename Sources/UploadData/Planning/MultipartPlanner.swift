@@ -53,7 +53,7 @@ public struct MultipartPlanner: RequestPlanner {
         // Taken as they are, like the request's fields: `-F` would read `;type=` in a value, or a file after `@`. A
         // secret's value is left out, as a secret header's is.
         args += fields.map { field in
-            let value = Redactor.isSecretField(field.name) ? "REDACTED" : field.value
+            let value = Redactor.isSecretName(field.name) ? "REDACTED" : field.value
             return "--form-string " + ShellQuote.quote("\(field.name)=\(value)")
         }
         let safeName = item.relativePath.replacingOccurrences(of: "\"", with: "%22")

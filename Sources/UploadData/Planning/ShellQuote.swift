@@ -35,7 +35,7 @@ enum ShellQuote {
         if let contentType { own.append("Content-Type: \(contentType)") }
         own.append("Expect:")
         let shown = headers.map { header in
-            Redactor.isSecretHeader(header.name) ? HTTPHeader(name: header.name, value: "REDACTED") ?? header : header
+            Redactor.isSecretName(header.name) ? HTTPHeader(name: header.name, value: "REDACTED") ?? header : header
         }
         // The same merge as the request's, so the command cannot drift from what was sent.
         return CurlTransfer.merged(own: own, user: shown, multipart: multipart).map { line in

@@ -95,7 +95,7 @@ public struct S3Planner: RequestPlanner {
         let token = signer.credentials.sessionToken == nil ? "" : "-H \"x-amz-security-token: $AWS_SESSION_TOKEN\" "
         // A secret header (an SSE-C key) is left out, as the other planners leave it out.
         let headers = objectHeaders(for: item).map { name, value in
-            "-H " + ShellQuote.quote("\(name): \(Redactor.isSecretHeader(name) ? "REDACTED" : value)") + " "
+            "-H " + ShellQuote.quote("\(name): \(Redactor.isSecretName(name) ? "REDACTED" : value)") + " "
         }.joined()
         let globoff = ShellQuote.globoff(item.path, url).map { $0 + " " }.joined()
         return "curl --fail-with-body \(globoff)--aws-sigv4 'aws:amz:\(signer.region):s3' "

@@ -4,15 +4,9 @@ extension Redactor {
     /// What a masked value is shown as.
     public static let mask = "****"
 
-    /// Whether a form field (`-F name=value`) of this name carries a secret: the rule of URL query parameters, so
-    /// `api_key` or `password` is hidden in a form as it is in a query.
-    public static func isSecretField<S: StringProtocol>(_ name: S) -> Bool {
-        isSecretParameter(name)
-    }
-
     /// `name=value` with the value masked when the name says it is a secret: `password=****`.
     public static func maskedField(_ pair: String) -> String {
-        guard let eq = pair.firstIndex(of: "="), isSecretField(pair[..<eq]) else { return pair }
+        guard let eq = pair.firstIndex(of: "="), isSecretName(pair[..<eq]) else { return pair }
         return String(pair[...eq]) + mask
     }
 
@@ -47,10 +41,10 @@ extension Redactor {
         if let colon = line.firstIndex(of: ":"), case let name = String(line[..<colon]).trimmingSpaces,
             HTTPHeader(name: name, value: "") != nil
         {
-            return isSecretHeader(name) ? String(line[..<colon]) + ": " + mask : nil
+            return isSecretName(name) ? String(line[..<colon]) + ": " + mask : nil
         }
         let start = line.firstIndex { $0 != " " && $0 != "\t" } ?? line.startIndex
         let firstWord = line[start...].prefix { $0 != " " && $0 != "\t" && $0 != ":" }
-        return isSecretHeader(String(firstWord)) ? String(firstWord) + " " + mask : mask
+        return isSecretName(String(firstWord)) ? String(firstWord) + " " + mask : mask
     }
 }

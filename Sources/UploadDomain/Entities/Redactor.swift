@@ -35,11 +35,6 @@ public enum Redactor {
         }
     }
 
-    /// Whether a query parameter of this name carries a secret.
-    static func isSecretParameter<S: StringProtocol>(_ name: S) -> Bool {
-        isSecretName(name)
-    }
-
     /// The URL with user info and secret query values replaced by `REDACTED`.
     public static func url(_ url: String) -> String {
         guard mayHoldSecrets(url) else { return url }
@@ -51,7 +46,7 @@ public enum Redactor {
         let query = text[text.index(after: question)..<fragmentStart]
         let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let eq = pair.firstIndex(of: "=") else { return String(pair) }
-            return isSecretParameter(pair[..<eq]) ? pair[..<eq] + "=REDACTED" : String(pair)
+            return isSecretName(pair[..<eq]) ? pair[..<eq] + "=REDACTED" : String(pair)
         }.joined(separator: "&")
         return String(text[...question]) + redacted + String(text[fragmentStart...])
     }
@@ -72,7 +67,7 @@ public enum Redactor {
         if let question = url.utf8.firstIndex(of: UInt8(ascii: "?")) {
             let query = url[url.index(after: question)...].prefix { $0 != "#" }
             for pair in query.split(separator: "&") {
-                guard let eq = pair.firstIndex(of: "="), isSecretParameter(pair[..<eq]) else { continue }
+                guard let eq = pair.firstIndex(of: "="), isSecretName(pair[..<eq]) else { continue }
                 let value = String(pair[pair.index(after: eq)...])
                 found += [value, percentDecoded(value)]
             }
@@ -142,10 +137,5 @@ public enum Redactor {
         let rest = utf8[utf8.index(after: colon)...]
         guard rest.starts(with: "//".utf8) else { return nil }
         return utf8.index(colon, offsetBy: 3)
-    }
-
-    /// True for header names whose values are credentials: the rule of query parameters and form fields.
-    public static func isSecretHeader(_ name: String) -> Bool {
-        isSecretName(name)
     }
 }

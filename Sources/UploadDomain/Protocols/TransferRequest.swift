@@ -47,14 +47,14 @@ public struct TransferRequest: Sendable {
     /// fields' values, its URL's.
     public var credentials: [String] {
         var found = bearerToken.map { [$0] } ?? []
-        for header in headers where Redactor.isSecretHeader(header.name) {
+        for header in headers where Redactor.isSecretName(header.name) {
             found.append(header.value)
             if let space = header.value.firstIndex(of: " ") {
                 found.append(String(header.value[header.value.index(after: space)...]).trimmingSpaces)
             }
         }
         if case .multipart(let fields, _, _) = body {
-            found += fields.filter { Redactor.isSecretField($0.name) }.map(\.value)
+            found += fields.filter { Redactor.isSecretName($0.name) }.map(\.value)
         }
         found += Redactor.secrets(in: url)
         return found.filter { $0.count >= 4 }

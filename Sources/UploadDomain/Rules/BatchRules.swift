@@ -44,6 +44,12 @@ public struct BatchRules: Sendable {
     /// Creates rules; nothing set allows everything.
     public init() {}
 
+    /// The type a file's bytes say; for bytes of no known type, the type its name suggests, as the dry run shows it.
+    private static func typeWords(_ file: File) -> String {
+        if let sniffed = file.sniffedType { return sniffed }
+        return "bytes of no known type" + (file.extensionType.map { ", named as \($0)" } ?? "")
+    }
+
     /// How many offending files a line names before it says how many more.
     public static let namedFiles = 3
 
@@ -54,7 +60,7 @@ public struct BatchRules: Sendable {
         if let types {
             let wrong = files.filter { file in file.sniffedType.map { !types.mimeTypes.contains($0) } ?? true }
             if !wrong.isEmpty {
-                let names = wrong.map { "\(Sanitizer.displayName($0.name)) (\($0.sniffedType ?? "unknown type"))" }
+                let names = wrong.map { "\(Sanitizer.displayName($0.name)) (\(Self.typeWords($0)))" }
                 found.append(
                     Violation(rule: types.option, problem: "\(are(wrong.count)) not of these types: \(list(names))"))
             }

@@ -49,7 +49,7 @@ public enum SettingValue: Sendable, Equatable {
                     let name = word.prefix { $0 != ":" && $0 != " " && $0 != "\t" }
                     // One word with no colon is a bare token pasted as a header.
                     let bare = name.count == word.count && !name.isEmpty
-                    return bare || Redactor.isSecretHeader(String(name))
+                    return bare || Redactor.isSecretName(String(name))
                 }
             }
         }
