@@ -22,7 +22,8 @@ struct BatchRulesTests {
         rules.maxSize = (100, "--max-size 100")
         rules.maxTotal = (300, "--max-total 300")
         let files = [
-            file("a.jpg", 50, "image/jpeg"), file("b.gif", 150, "image/gif"), file("c.txt", 120, nil, ext: "text/plain"),
+            file("a.jpg", 50, "image/jpeg"), file("b.gif", 150, "image/gif"),
+            file("c.txt", 120, nil, ext: "text/plain"),
             file("d.png", 101, "image/png"), file("e.jpg", 200, "image/jpeg"), file("f.jpg", 300, "image/jpeg"),
         ]
         let found = rules.violations(of: files, formatBytes: bytes).map(\.description)
@@ -43,7 +44,8 @@ struct BatchRulesTests {
         rules.maxTotal = (20, "--max-total 20")
         rules.minFiles = 2
         #expect(rules.violations(of: [file("a", 10, nil), file("b", 10, nil)], formatBytes: bytes).isEmpty)
-        let over = rules.violations(of: [file("a", 10, nil), file("b", 11, nil), file("c", 1, nil)], formatBytes: bytes)
+        let over = rules.violations(
+            of: [file("a", 10, nil), file("b", 11, nil), file("c", 1, nil)], formatBytes: bytes)
         #expect(over.map(\.rule) == ["--max-files 2", "--max-size 10", "--max-total 20"])
         #expect(over[0].problem == "3 files, at most 2 allowed")
         #expect(over[1].problem == "1 file is larger: b (11 B)")

@@ -137,7 +137,8 @@ struct OutputBufferTests {
         await reporter.progress(uploading(sent: 0, rate: 0, others: [.done, .skipped, .skipped]))
         clock.set(.seconds(1))
         await reporter.progress(uploading(sent: 8 << 20, rate: 8 << 20, others: [.done, .skipped, .skipped]))
-        #expect(lines.withLock { $0 } == ["uploading: 1/2 files done (2 skipped), 8.0 MiB of 16.0 MiB (50%), 8.0 MiB/s"])
+        #expect(
+            lines.withLock { $0 } == ["uploading: 1/2 files done (2 skipped), 8.0 MiB of 16.0 MiB (50%), 8.0 MiB/s"])
     }
 
     @Test("a server that cannot be reached is said every five seconds, with how long the run still waits for it")
@@ -166,7 +167,8 @@ struct OutputBufferTests {
         UploadSnapshot(
             files: [],
             progress: BatchProgress(
-                counts: PhaseCounts([phase] + others), bytesSent: sent, bytesTotal: 16 << 20, bytesPerSecond: Double(rate),
+                counts: PhaseCounts([phase] + others), bytesSent: sent, bytesTotal: 16 << 20,
+                bytesPerSecond: Double(rate),
                 eta: eta),
             toast: phase == .modeling ? .modeling : .uploading(fraction: Double(sent) / Double(16 << 20)),
             concurrency: 1, isIdle: false, elapsed: .zero)
