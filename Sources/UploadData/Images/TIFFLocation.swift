@@ -40,7 +40,6 @@ enum TIFFLocation {
         default: return false
         }
         let (countSize, entrySize) = wide ? (8, 20) : (2, 12)
-        func offset(_ bytes: [UInt8], _ at: Int) -> Int { wide ? u64(bytes, at) : u32(bytes, at) }
         /// The tags of the directory at `offset`, each with its value field read as an offset.
         func directory(at start: Int) -> [(tag: Int, value: Int)]? {
             guard let head = read(countSize, at: start) else { return nil }
@@ -48,9 +47,14 @@ enum TIFFLocation {
             guard (1...4096).contains(count), let entries = read(count * entrySize, at: start + countSize) else {
                 return nil
             }
-            // The value field ends the entry.
+            // The value field ends the entry. In a BigTIFF only a LONG8 or IFD8 fills it; a LONG or IFD (the GPS
+            // pointer as most writers keep it) sits at its start, which matters in big-endian files.
             let value = entrySize - (wide ? 8 : 4)
-            return (0..<count).map { (u16(entries, $0 * entrySize), offset(entries, $0 * entrySize + value)) }
+            return (0..<count).map { index in
+                let at = index * entrySize
+                let eightBytes = wide && [16, 18].contains(u16(entries, at + 2))
+                return (u16(entries, at), eightBytes ? u64(entries, at + value) : u32(entries, at + value))
+            }
         }
         let first: Int
         if wide {

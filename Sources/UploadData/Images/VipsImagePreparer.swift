@@ -73,8 +73,8 @@ public final class VipsImagePreparer: ImagePreparing {
     }
 
     /// True when `item` is an image whose metadata holds a GPS position (EXIF GPS latitude or longitude, a TIFF's GPS
-    /// directory, or XMP), read from the header only; false for anything else or anything unreadable. For the warning
-    /// "12 of 24 files carry a GPS location; --strip-metadata removes it".
+    /// directory, or XMP, a GIF's too), read from the header only; false for anything else or anything unreadable.
+    /// For the warning "12 of 24 files carry a GPS location; --strip-metadata removes it".
     public func carriesLocation(_ item: UploadItem) async -> Bool {
         await inspect(item)?.hasLocation ?? false
     }
@@ -92,7 +92,9 @@ public final class VipsImagePreparer: ImagePreparing {
                 return .success(nil)
             }
             VipsLibrary.discardErrors(about: [item.path])
-            let location = header.hasLocation || (header.loader == "tiffload" && TIFFLocation.present(path: item.path))
+            let location =
+                header.hasLocation || (header.loader == "tiffload" && TIFFLocation.present(path: item.path))
+                || (header.loader == "gifload" && GIFLocation.present(path: item.path))
             return .success((header.width, header.height, location))
         }
         switch result {

@@ -6,8 +6,9 @@ import UploadDomain
 /// A TIFF's GPS position, which libvips' loader does not show: found by its GPS directory.
 @Suite("TIFFLocation")
 struct TIFFLocationTests {
-    /// A 1x1 grey TIFF, written by hand (libvips cannot add a GPS directory to one); `big` makes it a BigTIFF.
-    static func tiff(littleEndian: Bool, gps: Bool, big: Bool = false) -> [UInt8] {
+    /// A 1x1 grey TIFF, written by hand (libvips cannot add a GPS directory to one); `big` makes it a BigTIFF, whose
+    /// GPS pointer is of `pointerType`: a LONG (4), as most writers keep it, or an IFD8 (18).
+    static func tiff(littleEndian: Bool, gps: Bool, big: Bool = false, pointerType: Int = 4) -> [UInt8] {
         func u16(_ value: Int) -> [UInt8] {
             let bytes = [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
             return littleEndian ? bytes : bytes.reversed()
@@ -20,9 +21,14 @@ struct TIFFLocationTests {
         }
         /// An offset, or a count of values, as wide as the form takes.
         func word(_ value: Int) -> [UInt8] { big ? u64(value) : u32(value) }
-        /// One entry; a SHORT sits at the start of its value field.
+        /// One entry; a SHORT, or a LONG in a BigTIFF, sits at the start of its value field.
         func entry(_ tag: Int, type: Int, count: Int = 1, value: Int) -> [UInt8] {
-            let field = type == 3 ? u16(value) + [UInt8](repeating: 0, count: big ? 6 : 2) : word(value)
+            let field =
+                switch (type, big) {
+                case (3, _): u16(value) + [UInt8](repeating: 0, count: big ? 6 : 2)
+                case (4, true): u32(value) + [0, 0, 0, 0]
+                default: word(value)
+                }
             return u16(tag) + u16(type) + word(count) + field
         }
         let (header, countSize, entrySize) = big ? (16, 8, 20) : (8, 2, 12)
@@ -36,7 +42,7 @@ struct TIFFLocationTests {
             entry(259, type: 3, value: 1), entry(262, type: 3, value: 1), entry(273, type: 4, value: pixel),
             entry(277, type: 3, value: 1), entry(278, type: 3, value: 1), entry(279, type: 4, value: 1),
         ]
-        if gps { ifd.append(entry(0x8825, type: 4, value: gpsOffset)) }
+        if gps { ifd.append(entry(0x8825, type: pointerType, value: gpsOffset)) }
         var bytes = littleEndian ? Array("II".utf8) : Array("MM".utf8)
         bytes += big ? u16(43) + u16(8) + u16(0) + u64(header) : u16(42) + u32(header)
         bytes += (big ? u64(entries) : u16(entries)) + ifd.flatMap { $0 } + word(0)
@@ -61,9 +67,13 @@ struct TIFFLocationTests {
             #expect(!TIFFLocation.present(path: plain.path), "\(name)")
         }
         for littleEndian in [true, false] {
-            let big = try scratch.write(Self.tiff(littleEndian: littleEndian, gps: true, big: true), to: "big.tif")
+            for pointerType in [4, 18] {
+                let big = try scratch.write(
+                    Self.tiff(littleEndian: littleEndian, gps: true, big: true, pointerType: pointerType), to: "big.tif")
+                #expect(TIFFLocation.present(path: big.path), "BigTIFF, little-endian \(littleEndian), \(pointerType)")
+            }
             let plain = try scratch.write(Self.tiff(littleEndian: littleEndian, gps: false, big: true), to: "big-0.tif")
-            #expect(TIFFLocation.present(path: big.path) && !TIFFLocation.present(path: plain.path), "BigTIFF")
+            #expect(!TIFFLocation.present(path: plain.path), "BigTIFF")
         }
         let text = try scratch.write(Array("II*\0 not a directory".utf8), to: "broken.tif")
         #expect(!TIFFLocation.present(path: text.path))
