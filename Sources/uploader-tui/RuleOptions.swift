@@ -93,13 +93,14 @@ struct RuleOptions: ParsableArguments {
     /// Every rule `items` break (links and duplicates not counted), and warnings for names that disagree with bytes.
     /// Images the options prepare are seen as they will be sent: of their prepared type, their size checked once
     /// prepared (a resize makes a photo fit `--max-size`).
+    /// - Parameter paged: the animated and multi-page images, which keep their format (`pagedImages`).
     func check(
-        _ rules: BatchRules, _ items: [UploadItem], imageOptions: ImageOptions
+        _ rules: BatchRules, _ items: [UploadItem], imageOptions: ImageOptions, paged: Set<String> = []
     ) -> (violations: [BatchRules.Violation], warnings: [String]) {
         // Only --types compares the extension's type with the bytes'.
         let checksTypes = rules.types != nil
         let files = items.filter { $0.skipReason == nil }.map { item in
-            let prepared = VipsImagePreparer.preparedType(of: item, options: imageOptions)
+            let prepared = VipsImagePreparer.preparedType(of: item, options: imageOptions, paged: paged)
             return BatchRules.File(
                 name: item.relativePath, size: item.size, sniffedType: prepared ?? item.sniffedType,
                 extensionType: checksTypes && prepared == nil ? MediaType.forExtension(of: item.relativePath) : nil,

@@ -291,17 +291,18 @@ extension UploadCommand {
         }
         // The rules see the batch that would be sent: links and repeated content left out.
         let (items, duplicateNotes) = rules.applyingDuplicates(to: scan.items)
-        let (violations, warnings) = rules.check(checked.batchRules, items, imageOptions: imageOptions)
+        // Read from their headers: an animated GIF keeps its format and name under --convert, so it is checked as a
+        // GIF and cannot clash as a .jpg.
+        let paged = VipsImagePreparer.pagedImages(items, options: imageOptions)
+        let (violations, warnings) = rules.check(checked.batchRules, items, imageOptions: imageOptions, paged: paged)
         guard violations.isEmpty || dryRun else {
             journalOpening?.abandon()
             throw UsageError(description: violations.map(\.description).joined(separator: "\nuploader-tui: "))
         }
         // Presigned tickets name each file's own key; everywhere else the second would overwrite the first.
-        // Read from their headers: an animated GIF keeps its name under --convert, so it cannot clash as a .jpg.
-        let paged = VipsImagePreparer.pagedImages(items, options: checked.imageOptions)
         var broken = violations.map(\.description)
         if case .planner = destination {
-            let clashes = Self.sameRemoteName(items, images: checked.imageOptions, paged: paged)
+            let clashes = Self.sameRemoteName(items, images: imageOptions, paged: paged)
             // A dry run shows them with the plan, as broken rules, so a script reads why it exits 2.
             if !clashes.isEmpty, !dryRun {
                 journalOpening?.abandon()

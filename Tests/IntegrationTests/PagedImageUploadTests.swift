@@ -54,6 +54,19 @@ struct PagedImageUploadTests {
             "\(run.standardError)")
         let stored = await server.server.statistics.storedByPath
         #expect(stored["datasets/c/anim.gif"] == 1 && stored["datasets/c/anim.jpg"] == 1, "\(stored)")
+
+        // --types sees them as they are sent: a GIF is no JPEG, whatever --convert says.
+        let typed = try await ChildProcess.run(
+            binary,
+            [
+                folder.path, "--to", server.url("/datasets/t/images"), "--convert", "jpeg", "--types", "jpeg",
+                "--no-tui", "--no-resume",
+            ])
+        #expect(typed.status == 2, "\(typed.standardError)")
+        #expect(
+            typed.standardError.contains("--types jpeg: 3 files are not of these types: ")
+                && typed.standardError.contains("anim.gif (image/gif)"), "\(typed.standardError)")
+        #expect(await server.server.statistics.storedByPath["datasets/t/anim.jpg"] == nil)
         await server.stop()
     }
 

@@ -174,9 +174,10 @@ public final class VipsImagePreparer: ImagePreparing {
     }
 
     /// The type `item` is sent as once prepared with `options`, or nil when the options leave it as it is.
-    public static func preparedType(of item: UploadItem, options: ImageOptions) -> String? {
+    /// - Parameter paged: the paths of `pagedImages`, which keep their format.
+    public static func preparedType(of item: UploadItem, options: ImageOptions, paged: Set<String> = []) -> String? {
         guard !options.changesNothing, let type = imageType(of: item) else { return nil }
-        return ImageOutputFormat.forInput(type, options: options).contentType
+        return paged.contains(item.path) ? type : ImageOutputFormat.forInput(type, options: options).contentType
     }
 
     /// The type of an image the options can prepare. The scan's type, not the sniffed one: a camera's raw file is a
