@@ -21,6 +21,18 @@ struct DeleteCommand: ParsableCommand {
     @Option(help: "Bearer token for http(s) stores (default: $UPLOADER_TOKEN). Never printed.")
     var token: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Run this shell command for a new bearer token when the store answers 401 (its output is the token).",
+            valueName: "cmd"))
+    var tokenCommand: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "POST here for a new bearer token when the store answers 401 (JSON access_token or token).",
+            valueName: "url"))
+    var refreshURL: String?
+
     // A profile brings its token, S3 and TLS settings; its destination does not apply (`--from` names the store).
     @OptionGroup(title: "Profiles (config.toml)")
     var profiles: ProfileOptions
@@ -57,7 +69,8 @@ struct DeleteCommand: ParsableCommand {
             throw UsageError(description: "delete: a key cannot be empty or blank")
         }
         let journalPath = try JournalPath.resolve(journal, environment: ProcessInfo.processInfo.environment)
-        let requests = try keys.map { key in (key, try request(for: key)) }
+        let tokenSource = try tokenSource()
+        let requests = try keys.map { key in (key, try request(for: key, carriesToken: tokenSource != nil)) }
         var options = CurlEngine.Options(insecure: insecure)
         try tls.apply(to: &options, environment: ProcessInfo.processInfo.environment)
         try TLSOptions.checkFiles(of: options)
@@ -72,11 +85,20 @@ struct DeleteCommand: ParsableCommand {
             isS3
             ? nil
             : origins.tokenOrigin(
-                token: token, tokenCommand: nil, refreshURL: nil, environment: ProcessInfo.processInfo.environment)
+                token: token, tokenCommand: tokenCommand, refreshURL: refreshURL,
+                environment: ProcessInfo.processInfo.environment)
+        // As an upload's: a 401 has the token command or refresh URL fetch a new token, and the key is asked again.
+        let tokens = TokenStore(
+            initial: bearer, provider: tokenSource.map { source in tokenProvider(source, engine: engine) },
+            secrets: options.proxyCredentials)
+        let transport = AuthorizingTransport(engine, tokens: tokens)
         for (key, request) in requests {
             let name = Sanitizer.displayName(key)
             do {
-                let response = try await engine.send(request, probe: TransferProbe())
+                var response = try await transport.send(request, probe: TransferProbe())
+                if response.status == 401, tokenSource != nil {
+                    response = try await transport.send(request, probe: TransferProbe())
+                }
                 if var error = isS3 ? S3Planner.error(in: response, file: key) : response.error(file: key) {
                     if error.code == .unauthorized { error.tokenOrigin = tokenOrigin }
                     failed += 1
@@ -140,7 +162,32 @@ struct DeleteCommand: ParsableCommand {
         return Place(destination: planner.journalDestination(of: item), locations: [key, planner.url(for: item)])
     }
 
-    private func request(for key: String) throws -> TransferRequest {
+    /// The token of `--token` or `UPLOADER_TOKEN`; S3 requests are signed instead.
+    private var bearer: String? {
+        guard !from.lowercased().hasPrefix("s3://") else { return nil }
+        return token ?? ProcessInfo.processInfo.environment["UPLOADER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Where a new token comes from after a 401, for http(s) stores.
+    private func tokenSource() throws -> TokenSource? {
+        guard !from.lowercased().hasPrefix("s3://") else { return nil }
+        switch (tokenCommand, refreshURL) {
+        case (let command?, nil): return .command(command)
+        case (nil, let url?): return .refreshURL(try UploadCommand.validate(url: url, option: "--refresh-url"))
+        case (nil, nil): return nil
+        default: throw UsageError(description: "use only one of --token-command and --refresh-url")
+        }
+    }
+
+    private func tokenProvider(_ source: TokenSource, engine: CurlEngine) -> any TokenProvider {
+        switch source {
+        case .command(let command): CommandTokenProvider(command: command)
+        case .refreshURL(let url): RefreshURLTokenProvider(url: url, headers: [], transport: engine)
+        }
+    }
+
+    /// - Parameter carriesToken: A token source fetches the first token when there is none yet.
+    private func request(for key: String, carriesToken: Bool) throws -> TransferRequest {
         let empty = TransferRequest.Body.bytes([], contentType: "application/octet-stream")
         if from.lowercased().hasPrefix("s3://") {
             let planner = try s3.planner(for: from, multipartThreshold: .max, partSize: 5 << 20, partConcurrency: 1)
@@ -149,8 +196,8 @@ struct DeleteCommand: ParsableCommand {
         let base = try UploadCommand.validate(url: from, option: "--from")
         let planner = PutPlanner(baseURL: base, headers: [], token: nil)
         let item = UploadItem(id: 0, path: "", relativePath: key, size: 0, modified: 0, contentType: "")
-        let bearer = token ?? ProcessInfo.processInfo.environment["UPLOADER_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         return TransferRequest(
-            method: .delete, url: planner.url(for: item), headers: [], bearerToken: bearer, body: empty)
+            method: .delete, url: planner.url(for: item), headers: [],
+            bearerToken: bearer ?? (carriesToken ? "" : nil), body: empty)
     }
 }

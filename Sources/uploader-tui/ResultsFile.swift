@@ -60,13 +60,14 @@ enum ResultsFile {
     }
 
     static func write(_ files: [FileSnapshot], to target: Target) throws {
+        // Every key in every entry, null where there is no value, as NDJSON writes them: `f["error"]` never fails.
         let entries: [[String: Any]] = files.map { file in
-            var entry: [String: Any] = ["file": file.name, "phase": file.phase.rawValue, "attempts": file.attempt]
-            entry["mediaID"] = file.result?.mediaID
-            entry["location"] = file.result?.location
-            entry["httpStatus"] = file.httpStatus
-            entry["error"] = file.error.map { $0.forFile(file.name).description }
-            return entry
+            [
+                "file": file.name, "phase": file.phase.rawValue, "attempts": file.attempt,
+                "mediaID": file.result?.mediaID ?? NSNull(), "location": file.result?.location ?? NSNull(),
+                "httpStatus": file.httpStatus ?? NSNull(),
+                "error": file.error.map { $0.forFile(file.name).description } ?? NSNull(),
+            ]
         }
         var data = try JSONSerialization.data(
             withJSONObject: ["files": entries], options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])

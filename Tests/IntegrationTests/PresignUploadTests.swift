@@ -42,6 +42,12 @@ struct PresignUploadTests {
         let entries = try #require(written["files"] as? [[String: Any]])
         #expect(entries.map { $0["file"] as? String } == (0..<12).map { String(format: "img-%02d.jpg", $0) })
         #expect(entries.map { $0["mediaID"] as? String } == ids)
+        // Every key in every entry, null where the file has no value (as NDJSON), so scripts can index them.
+        #expect(
+            entries.allSatisfy {
+                Set($0.keys) == ["file", "phase", "mediaID", "location", "httpStatus", "error", "attempts"]
+                    && $0["error"] is NSNull
+            }, "\(entries)")
         for entry in entries {
             let key = try #require(entry["location"] as? String)
             #expect(key.hasPrefix("media/archive/"))
@@ -118,6 +124,27 @@ struct PresignUploadTests {
         #expect(lines[1].contains("HTTP 404") && lines[1].contains("journal   forgot 1 done record"), "\(lines[1])")
         #expect(deleted.standardError.contains("failed    media/none/x.jpg: HTTP 404 not found"))
         #expect(!FileManager.default.fileExists(atPath: server.stored("objects/" + first)))
+
+        // A token from a profile's token_command, and a stale --token that --token-command renews after the 401.
+        let journal = folder.path + ".journal"
+        let config = folder.path + ".config.toml"
+        try "[profile.tc]\ntoken_command = \"echo \(secret)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        chmod(config, 0o600)
+        let third = try #require(entries.dropFirst(2).first?["location"] as? String)
+        let fourth = try #require(entries.dropFirst(3).first?["location"] as? String)
+        let profiled = try await ChildProcess.run(
+            binary,
+            ["delete", "--config", config, "-p", "tc", "--from", server.url("/objects/"), third, "--journal", journal])
+        let renewed = try await ChildProcess.run(
+            binary,
+            [
+                "delete", "--token", "stale", "--token-command", "echo \(secret)", "--from", server.url("/objects/"),
+                fourth, "--journal", journal,
+            ])
+        for (outcome, key) in [(profiled, third), (renewed, fourth)] {
+            #expect(outcome.status == 0 && outcome.standardError.contains("deleted   \(key)"), "\(outcome.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: server.stored("objects/" + key)))
+        }
         await server.stop()
     }
 
