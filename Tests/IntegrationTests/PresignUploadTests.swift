@@ -128,7 +128,8 @@ struct PresignUploadTests {
         // A token from a profile's token_command, and a stale --token that --token-command renews after the 401.
         let journal = folder.path + ".journal"
         let config = folder.path + ".config.toml"
-        try "[profile.tc]\ntoken_command = \"echo \(secret)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[profile.tc]\ntoken_command = \"echo \(secret)\"\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         chmod(config, 0o600)
         let third = try #require(entries.dropFirst(2).first?["location"] as? String)
         let fourth = try #require(entries.dropFirst(3).first?["location"] as? String)
@@ -142,7 +143,8 @@ struct PresignUploadTests {
                 fourth, "--journal", journal,
             ])
         for (outcome, key) in [(profiled, third), (renewed, fourth)] {
-            #expect(outcome.status == 0 && outcome.standardError.contains("deleted   \(key)"), "\(outcome.standardError)")
+            #expect(
+                outcome.status == 0 && outcome.standardError.contains("deleted   \(key)"), "\(outcome.standardError)")
             #expect(!FileManager.default.fileExists(atPath: server.stored("objects/" + key)))
         }
         await server.stop()
