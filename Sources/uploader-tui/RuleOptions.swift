@@ -81,7 +81,11 @@ struct RuleOptions: ParsableArguments {
         let duplicates = DuplicateFinder.duplicates(in: items)
         guard !duplicates.isEmpty else { return (items, []) }
         let kept = items.enumerated().map { index, item in
-            duplicates[index].map { item.skipped("same content as \(items[$0].relativePath)") } ?? item
+            duplicates[index].map { original in
+                // Two folders' `same.jpg`: the one it repeats named by its whole path.
+                let name = items[original].relativePath
+                return item.skipped("same content as \(name == item.relativePath ? items[original].path : name)")
+            } ?? item
         }
         let what =
             duplicates.count == 1

@@ -64,8 +64,10 @@ struct DatasetRulesTests {
         try folder.write("d.jpg", size: 5_000, seed: 1, prefix: Magic.jpeg)
         let outcome = try await ChildProcess.run(
             binary,
-            [folder.path, "--to", server.url("/datasets/d/images"), "--json", "--no-resume", "--skip-duplicates",
-             "--max-files", "2"])
+            [
+                folder.path, "--to", server.url("/datasets/d/images"), "--json", "--no-resume", "--skip-duplicates",
+                "--max-files", "2",
+            ])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("skipped   b.jpg (same content as a.jpg)"))
         #expect(outcome.standardError.contains("skipped   d.jpg (same content as a.jpg)"))
@@ -73,6 +75,16 @@ struct DatasetRulesTests {
         #expect(await server.server.statistics.storedByPath.keys.sorted() == ["datasets/d/a.jpg", "datasets/d/c.jpg"])
         let summary = try #require(try ndjson(outcome.standardOutput).last)
         #expect(summary["skipped"] as? Int == 2)
+
+        // Two folders' files of one name: the copy names the one it repeats by its whole path.
+        let other = try TestFolder("dups-other")
+        try other.write("a.jpg", size: 5_000, seed: 1, prefix: Magic.jpeg)
+        let twice = try await ChildProcess.run(
+            binary,
+            [folder.path, other.path, "--to", server.url("/datasets/e/images"), "--no-resume", "--skip-duplicates"])
+        #expect(
+            twice.standardError.contains("skipped   a.jpg (same content as \(folder.path)/a.jpg)"),
+            "\(twice.standardError)")
         // Nothing of a skipped copy was sent.
         let skipped = try ndjson(outcome.standardOutput).filter { $0["event"] as? String == "skipped" }
         #expect(skipped.count == 2 && skipped.allSatisfy { $0["bytes_sent"] as? Int == 0 })
