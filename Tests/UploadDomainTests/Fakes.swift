@@ -108,6 +108,9 @@ final class ManualClock: UploadClock {
         }
     }
 
+    /// When the tasks sleeping now wake.
+    var deadlines: [Duration] { state.withLock { $0.sleepers.map(\.deadline) } }
+
     func advance(by duration: Duration) {
         let due = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.now += duration

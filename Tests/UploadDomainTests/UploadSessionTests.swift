@@ -173,6 +173,30 @@ struct UploadSessionTests {
     }
 
     @Test(
+        "an outage's last wait ends at its patience: the run stops at 30 s, not a whole backoff later",
+        .timeLimit(.minutes(1)))
+    func outageStopsAtItsPatience() async throws {
+        let (session, transport, clock) = scripted([10], concurrency: 1, retryPolicy: RetryPolicy(maxRetries: 1))
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        // Refused at 0, 0.5, 1.5, 3.5, 7.5, 15.5 and 25.5 s: the wait after the last would be 10 s, past the 30 s.
+        for delay in [0.5, 1, 2, 4, 8, 10] {
+            try #require(await started.next()).reply(
+                .failure(UploadError(.connectionFailed, cause: "Connection refused")))
+            await clock.waitForSleeper(count: 2)
+            clock.advance(by: .seconds(delay))
+        }
+        try #require(await started.next()).reply(.failure(UploadError(.connectionFailed, cause: "Connection refused")))
+        await clock.waitForSleeper(count: 2)
+        try #require(clock.deadlines.max() == .seconds(30), "\(clock.deadlines)")
+        clock.advance(by: .seconds(4.5))
+        try #require(await started.next()).reply(.failure(UploadError(.connectionFailed, cause: "Connection refused")))
+        await session.waitUntilIdle()
+        let file = try #require(await session.snapshot().files.first)
+        #expect(file.phase == .failed && file.error?.cause == "Connection refused; unreachable for 30 s: the run stops")
+    }
+
+    @Test(
         "an outage ends when the probe starts sending: the rest do not wait for its whole upload",
         .timeLimit(.minutes(1)))
     func outageEndsWhenTheProbeSends() async throws {

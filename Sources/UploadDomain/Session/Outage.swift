@@ -21,10 +21,12 @@ struct Outage {
     ///   - unit: A random number in 0...1 for the jitter.
     mutating func retry(probed: Bool, now: Duration, policy: RetryPolicy, unit: Double) -> Duration? {
         if probed { rounds += 1 }
-        guard policy.maxRetries > 0, now - since <= Self.patience(policy) else { return nil }
+        let left = since + Self.patience(policy) - now
+        guard policy.maxRetries > 0, left > .zero else { return nil }
         // Equal jitter: at least half the backoff, so a restart is not met by tries in quick succession.
         let ceiling = min(policy.baseDelay * (1 << min(rounds - 1, 20)), policy.maxDelay, Self.longestWait)
-        return ceiling * (0.5 + 0.5 * max(0, min(1, unit)))
+        // The last try is at the end of the patience, not a whole backoff after it.
+        return min(ceiling * (0.5 + 0.5 * max(0, min(1, unit))), left)
     }
 
     /// The longest wait between tries.
