@@ -106,7 +106,13 @@ public enum DryRunReport {
         let count = files.count == 1 ? "1 file" : "\(files.count) files"
         // A broken rule stops the run before anything is sent, so none would be.
         let would = violations.isEmpty ? "\(sending.count) would be sent" : "none would be sent (rules broken)"
-        lines.append("dry run: \(count), \(would) (\(Format.bytes(before))\(saved)); nothing sent")
+        let failing = files.filter { $0.error != nil }
+        let fail = failing.isEmpty ? "" : ", \(failing.count) would fail"
+        lines.append("dry run: \(count), \(would)\(fail) (\(Format.bytes(before))\(saved)); nothing sent")
+        // The table's column cuts a reason short: each said whole.
+        lines += failing.map {
+            "would fail: \(Sanitizer.displayName($0.name)): \(Sanitizer.displayName($0.error ?? ""))"
+        }
         lines += violations.map { "rule broken: " + $0 }
         return lines
     }

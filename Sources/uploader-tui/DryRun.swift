@@ -36,6 +36,8 @@ struct DryRun {
                             id: item.id, path: prepared.path, relativePath: prepared.remoteName, size: prepared.size,
                             modified: prepared.modified, contentType: prepared.contentType)
                         images.discard(prepared)
+                        // As the run does: too large once prepared, it fails unsent.
+                        failure = plan.configuration.preparedSizeError(prepared.size, file: item.relativePath)?.summary
                     }
                 } catch {
                     failure = error.summary

@@ -209,6 +209,18 @@ struct ImageUploadTests {
             ])
         #expect(tooLarge.status == 1, "\(tooLarge.standardError)")
         #expect(tooLarge.standardError.contains("more than --max-size 10K allows; nothing sent"), "\(tooLarge)")
+        // The dry run, which prepares it too, says the same.
+        let planned = try await ChildProcess.run(
+            binary,
+            [
+                folder.path + "/big.jpg", "--to", url, "--max-dimension", "2000", "--max-size", "10K", "--dry-run",
+                "--no-resume",
+            ])
+        #expect(planned.status == 0, "\(planned.standardError)")
+        #expect(planned.standardOutput.contains("dry run: 1 file, 0 would be sent, 1 would fail"), "\(planned)")
+        #expect(
+            planned.standardOutput.contains("would fail: big.jpg: ")
+                && planned.standardOutput.contains("more than --max-size 10K allows; nothing sent"), "\(planned)")
         #expect(await server.server.statistics.filesStored == 2)
         await server.stop()
     }

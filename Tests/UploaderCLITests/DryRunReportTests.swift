@@ -60,4 +60,14 @@ struct DryRunReportTests {
         let fine = DryRunReport.lines([file("a.jpg")], leftOut: [], violations: [], json: false, exitCode: 0)
         #expect(fine.contains("dry run: 1 file, 1 would be sent (1000 B); nothing sent"), "\(fine)")
     }
+
+    @Test("files that would fail are counted in the last line and each said whole after it, beyond the column's cut")
+    func failingFiles() {
+        var broken = file("broken.png")
+        broken.error = "cannot decode image: vipspng: libpng read error (a truncated file, its last 200 bytes gone)"
+        let lines = DryRunReport.lines(
+            [file("a.jpg"), broken], leftOut: [], violations: [], json: false, exitCode: 0)
+        #expect(lines.contains("dry run: 2 files, 1 would be sent, 1 would fail (1000 B); nothing sent"), "\(lines)")
+        #expect(lines.last == "would fail: broken.png: " + (broken.error ?? ""), "\(lines)")
+    }
 }

@@ -28,6 +28,14 @@ public actor UploadSession {
         /// size the rules could not check before, larger than this fails instead of being sent.
         public var maxPreparedSize: (bytes: Int64, option: String)?
 
+        /// Why a prepared image of `size` bytes is not sent, or nil when `--max-size` allows it.
+        public func preparedSizeError(_ size: Int64, file: String) -> UploadError? {
+            guard let limit = maxPreparedSize, size > limit.bytes else { return nil }
+            return UploadError(
+                .imageTooLarge, file: file,
+                cause: "prepared, it is \(size) bytes, more than \(limit.option) allows; nothing sent")
+        }
+
         /// Creates a configuration.
         public init(
             concurrency: Int = 4, retryPolicy: RetryPolicy = RetryPolicy(), failFast: Bool = false,
@@ -390,12 +398,10 @@ public actor UploadSession {
             return
         }
         switch outcome {
-        case .success(let prepared?) where configuration.maxPreparedSize.map { prepared.size > $0.bytes } ?? false:
+        case .success(let prepared?)
+        where configuration.preparedSizeError(prepared.size, file: files[id].item.relativePath) != nil:
             preparer?.discard(prepared)
-            let limit = configuration.maxPreparedSize?.option ?? ""
-            files[id].error = UploadError(
-                .imageTooLarge, file: files[id].item.relativePath,
-                cause: "prepared, it is \(prepared.size) bytes, more than \(limit) allows; nothing sent")
+            files[id].error = configuration.preparedSizeError(prepared.size, file: files[id].item.relativePath)
             apply(files[id].machine.preparationFailed(), to: id)
         case .success(let prepared?):
             files[id].prepared = prepared
