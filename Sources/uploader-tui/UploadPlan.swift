@@ -237,6 +237,11 @@ extension UploadCommand {
         }
         let mode: Mode = if isS3 { .s3 } else if to != nil { .multipart } else if put != nil { .put } else { .presign }
         try Self.refuseOptions(notUsedBy: mode, typed: typed)
+        // Typed alone it would do nothing, silently; from a profile it waits for the options that use it.
+        if typed.contains("quality"), imageOptions.changesNothing {
+            throw UsageError(
+                description: "--quality applies to images re-encoded by --max-dimension, --convert or --strip-metadata")
+        }
         if isS3 {
             destination = .planner(try makeS3Planner(target, headers: headers))
         } else if to != nil {

@@ -181,6 +181,10 @@ struct HeadlessBinaryTests {
             (["--put", put, "--batch", "4"], "--batch applies to --to URL (multipart forms), not --put"),
             (["--put", put, "-F", "a=b"], "-F applies to --to URL (multipart forms), not --put"),
             (["--to", to, "--part-size", "1M"], "--part-size applies to --to s3:// (S3), not --to URL"),
+            (
+                ["--to", to, "--quality", "60"],
+                "--quality applies to images re-encoded by --max-dimension, --convert or --strip-metadata"
+            ),
             // The default value typed is still an option that does nothing here.
             (
                 ["--presign", server.url("/presigned-urls"), "--batch", "1", "--field", "f", "--region", "eu-west-1"],
