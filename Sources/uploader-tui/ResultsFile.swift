@@ -37,6 +37,11 @@ enum ResultsFile {
                 defer { free(resolved) }
                 let path = String(cString: resolved)
                 guard access(path, W_OK) == 0 else { throw refused(String(cString: strerror(errno))) }
+                // It is replaced by a rename of a file written beside it.
+                let folder = (path as NSString).deletingLastPathComponent
+                guard access(folder, W_OK) == 0 else {
+                    throw refused("cannot write in \(Sanitizer.displayName(folder))")
+                }
                 return .file(path)
             case S_IFIFO, S_IFCHR:
                 guard access(absolute, W_OK) == 0 else { throw refused(String(cString: strerror(errno))) }

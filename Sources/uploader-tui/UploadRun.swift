@@ -114,12 +114,12 @@ struct UploadRun {
             ? Task(executorPreference: globalConcurrentExecutor) { await ConcurrencyAutopilot.run(session) } : nil
         defer { autopilot?.cancel() }
         var served: ServedRun?
-        var saidFailure: String?
+        var headlessEnd = HeadlessEnd()
         if let id = plan.service {
             served = try await serve(
                 session, id: id, interrupts: interrupts, total: items.count, skipping: done, whenIdle: whenIdle)
         } else if plan.headless {
-            saidFailure = await runHeadless(
+            headlessEnd = await runHeadless(
                 session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
                 interrupts: interrupts, journal: journal)
         } else {
@@ -166,7 +166,7 @@ struct UploadRun {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
                 fallback.reporter.withLock { $0 = reporter }
-                saidFailure = await runHeadless(
+                headlessEnd = await runHeadless(
                     session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
                     interrupts: interrupts, journal: journal, readsEvents: logged == nil)
                 await logged?.value
@@ -177,19 +177,15 @@ struct UploadRun {
         engine.stop()
         await journal?.closed()
         let failure = journal?.writeFailure
-        if let failure, failure.description != saidFailure {
+        if let failure, failure.description != headlessEnd.saidFailure {
             FileHandle.standardError.write(Data("uploader-tui: warning: \(failure)\n".utf8))
         }
         var status = Self.status(snapshot, interrupted: interrupts.interrupted, journalFailure: failure)
-        if let target = plan.resultsTarget {
-            do {
-                try ResultsFile.write(snapshot.files, to: target)
-            } catch {
-                let name = Sanitizer.displayName(target.path)
-                FileHandle.standardError.write(Data("uploader-tui: --results \(name): cannot write: \(error)\n".utf8))
-                // A script reads the results to learn what happened: without them the run has not said it.
-                if status == .success { status = .someFailed }
-            }
+        // A headless run wrote them before its summary, whose exit code counts them.
+        if let target = plan.resultsTarget,
+            !(headlessEnd.wroteResults ?? Self.writeResults(snapshot, to: target)), status == .success
+        {
+            status = .someFailed
         }
         // Last, so its exit code counts the journal's close and the results file.
         plan.log?.finished(snapshot, exitCode: status.rawValue)
@@ -227,12 +223,20 @@ struct UploadRun {
     /// nothing is left.
     /// `readsEvents` false: another loop already reads the session's events and hands them to `reporter`.
     /// - Returns: The journal's failure said with the summary, if any.
+    /// What a headless run said before its summary.
+    struct HeadlessEnd {
+        /// The journal's failure, said with the summary.
+        var saidFailure: String?
+        /// Whether `--results` were written; nil when not tried.
+        var wroteResults: Bool?
+    }
+
     @discardableResult
     private func runHeadless(
         _ session: UploadSession, reporter: HeadlessReporter, total: Int, skipping done: EarlierRuns,
         whenIdle: (PhaseCounts) -> Void, interrupts: InterruptWatcher, journal: SQLiteJournal?,
         readsEvents: Bool = true
-    ) async -> String? {
+    ) async -> HeadlessEnd {
         for note in plan.notes { await reporter.note(note) }
         await reporter.starting(await session.snapshot())
         await reporter.leftOut(plan.leftOut)
@@ -278,9 +282,29 @@ struct UploadRun {
         // What the journal has committed so far: a failure then is said with the summary and in its exit code.
         journal?.flush()
         let failure = journal?.writeFailure
-        let status = Self.status(snapshot, interrupted: interrupts.interrupted, journalFailure: failure)
+        var status = Self.status(snapshot, interrupted: interrupts.interrupted, journalFailure: failure)
+        // A results file is written before the summary, whose exit code counts it. Into a stream (`/dev/stdout`)
+        // they go last, after the summary, as nothing written after them may land where they are.
+        var written: Bool?
+        if case .file = plan.resultsTarget {
+            written = plan.resultsTarget.map { Self.writeResults(snapshot, to: $0) }
+            if written == false, status == .success { status = .someFailed }
+        }
         await reporter.summary(snapshot, exitCode: status.rawValue, journalError: failure?.description)
-        return failure?.description
+        return HeadlessEnd(saidFailure: failure?.description, wroteResults: written)
+    }
+
+    /// Writes `--results`; false, said on standard error, when they cannot be written. A script reads them to learn
+    /// what happened: without them the run has not said it, and exits 1.
+    private static func writeResults(_ snapshot: UploadSnapshot, to target: ResultsFile.Target) -> Bool {
+        do {
+            try ResultsFile.write(snapshot.files, to: target)
+            return true
+        } catch {
+            let name = Sanitizer.displayName(target.path)
+            FileHandle.standardError.write(Data("uploader-tui: --results \(name): cannot write: \(error)\n".utf8))
+            return false
+        }
     }
 
     /// The run's exit status: a journal that could not record it makes it 1 (its reruns would send again what was

@@ -277,6 +277,12 @@ struct HeadlessBinaryTests {
         let written = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: results)))
         #expect((written as? [String: Any])?["files"] as? [Any] != nil)
         #expect(((written as? [String: Any])?["files"] as? [Any])?.isEmpty == true, "\(written)")
+
+        // Results that cannot be written (a full device) make the exit 1.
+        let full = try await ChildProcess.run(
+            binary, [folder.path, "--to", url, "--json", "--no-resume", "--results", "/dev/full"])
+        #expect(full.status == 1, "\(full.standardError)")
+        #expect(full.standardError.contains("--results /dev/full: cannot write"), "\(full.standardError)")
         await server.stop()
     }
 
@@ -425,6 +431,27 @@ struct HeadlessBinaryTests {
             "\(tree.standardError)")
         #expect(tree.standardError.contains("done      ok.jpg"), "\(tree.standardError)")
         #expect(await server.server.statistics.filesStored == 1)
+        await server.stop()
+    }
+
+    @Test("--results naming a writable file in a folder that cannot be written is refused before anything is sent")
+    func resultsInClosedFolder() async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("results-closed")
+        try folder.write("ok.jpg", size: 1_000, seed: 1, prefix: Magic.jpeg)
+        let closed = folder.path + ".out"
+        try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: closed + "/results.json", contents: Data("{}".utf8))
+        chmod(closed + "/results.json", 0o666)
+        chmod(closed, 0o555)
+        defer { chmod(closed, 0o755) }
+        let outcome = try await ChildProcess.runUnprivileged([
+            folder.path, "--to", server.url("/datasets/r/images"), "--no-tui", "--no-resume", "--results",
+            closed + "/results.json",
+        ])
+        #expect(outcome.status == 2, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("cannot write in \(closed)"), "\(outcome.standardError)")
+        #expect(await server.server.statistics.requests == 0)
         await server.stop()
     }
 }
