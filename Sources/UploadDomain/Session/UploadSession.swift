@@ -325,8 +325,19 @@ public actor UploadSession {
         let grace = configuration.grace
         graceTimer = Task(executorPreference: taskExecutor) { [weak self] in
             guard (try? await clock.sleep(for: grace)) != nil else { return }
-            await self?.handle(.cancelAll)
+            await self?.graceRanOut()
         }
+    }
+
+    /// Aborts the transfers still in flight, each saying why: a file whose every byte went may be on the server.
+    private func graceRanOut() {
+        for request in running.values {
+            let cause =
+                "aborted when --grace ran out"
+                + (request.probe.allSent ? "; every byte was sent, so the server may hold it: a rerun finds out" : "")
+            for id in request.fileIDs where files[id].stoppedBy == nil { files[id].stoppedBy = cause }
+        }
+        handle(.cancelAll)
     }
 
     /// Ends every file that waits for its turn or for a retry as cancelled.
