@@ -174,7 +174,9 @@ struct S3UploadTests {
         let journal = ["--journal", folder.path + ".journal.sqlite"]
         let (said, events) = try await interrupt(path, to: "cut", on: moto, extra: journal + ["--json"])
         #expect(
-            said.contains("cancelled slow.bin (its multipart upload is kept for the next run to continue)"), "\(said)")
+            said.contains(
+                "cancelled slow.bin (aborted when --grace ran out; its multipart upload is kept for the next run to "
+                    + "continue)"), "\(said)")
         // The parts it sent are kept, and its event says how many bytes went.
         let cancelled = try #require(try ndjson(events).first { $0["event"] as? String == "cancelled" })
         #expect((cancelled["bytes_sent"] as? Int ?? 0) > 0, "\(cancelled)")
