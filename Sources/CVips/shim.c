@@ -27,7 +27,8 @@
     X(vips_jpegsave) X(vips_pngsave) X(vips_webpsave_buffer) X(vips_tiffsave) X(vips_gifsave) X(vips_heifsave)        \
     X(vips_gaussnoise) X(vips_bandjoin_const1) X(vips_cast) X(g_free) X(g_strfreev) X(g_object_ref)                   \
     X(g_object_unref) X(g_log_set_handler) X(vips_colourspace) X(vips_extract_band) X(vips_image_write_to_memory)     \
-    X(vips_image_get_bands) X(vips_image_new_from_memory_copy) X(vips_image_get_page_height)
+    X(vips_image_get_bands) X(vips_image_new_from_memory_copy) X(vips_image_get_page_height)                        \
+    X(vips_image_get_interpretation)
 
 #define CVIPS_FIELD(name) __typeof__(&name) name;
 static struct {
@@ -157,11 +158,19 @@ void cvips_release(CVipsImage *image) {
     if (image != NULL) unref(image);
 }
 
-CVipsImage *cvips_thumbnail(const char *path, int max_side, int to_srgb) {
+// True when converting `header`'s image to sRGB changes its colours: it has a profile of its own, or it is CMYK. One
+// without is sRGB already, and lcms' rendering intent would still move pure colours ((0,0,255) became (84,15,253)).
+static int has_own_colours(VipsImage *header) {
+    return api.vips_image_get_typeof(header, VIPS_META_ICC_NAME) != 0 ||
+           api.vips_image_get_interpretation(header) == VIPS_INTERPRETATION_CMYK;
+}
+
+CVipsImage *cvips_thumbnail(const char *path, CVipsImage *header, int max_side, int to_srgb) {
     VipsImage *out = NULL;
     // A box of max_side × max_side bounds the longest side whatever the orientation; thumbnail picks the shrink the
     // loader can do while decoding (JPEG DCT scaling, a HEIF's or WebP's own scaler) and rotates by EXIF orientation.
     ready();
+    to_srgb = to_srgb && has_own_colours(header);
     pthread_mutex_lock(&orc_guard);
     int failed = to_srgb
         ? api.vips_thumbnail(path, &out, max_side, "height", max_side, "size", VIPS_SIZE_DOWN, "fail_on",
@@ -240,9 +249,10 @@ CVipsImage *cvips_upright(const char *path, CVipsImage *header, int to_srgb) {
     return failed ? NULL : srgb;
 }
 
-CVipsImage *cvips_all_pages(const char *path, int max_side, int to_srgb) {
+CVipsImage *cvips_all_pages(const char *path, CVipsImage *header, int max_side, int to_srgb) {
     VipsImage *out = NULL;
     ready();
+    to_srgb = to_srgb && has_own_colours(header);
     if (max_side > 0) {
         // 8.14's thumbnail takes loader options only in the name (its last [...]): n=-1 loads every page, which it
         // shrinks alike, keeping page-height and the frame delays.
@@ -267,6 +277,15 @@ CVipsImage *cvips_all_pages(const char *path, int max_side, int to_srgb) {
     int failed = api.vips_icc_transform(in, &out, "srgb", "embedded", TRUE, NULL);
     unref(in);
     return failed ? NULL : out;
+}
+
+int cvips_page_size(const char *path, int page, int *width, int *height) {
+    VipsImage *image = ready()->vips_image_new_from_file(path, "page", page, NULL);
+    if (image == NULL) return -1;
+    *width = api.vips_image_get_width(image);
+    *height = api.vips_image_get_height(image);
+    unref(image);
+    return 0;
 }
 
 // Metadata that can say who, where and with what: stripped on a copy of the header (the pixels are shared).

@@ -130,6 +130,7 @@ public struct WireError: Codable, Sendable, Equatable {
         .presignMismatch, .fileUnreadable, .folderUnlistable, .fileChanged, .unauthorized, .cancelled, .timedOut,
         .imageUnreadable,
         .imageTooLarge, .preparedCopyUnwritable, .metadataNotStripped, .tlsFailed, .verifyMismatch, .verifyUnavailable,
+        .imageNotPrepared,
     ]
 
     static func name(_ code: UploadError.Code) -> String {

@@ -37,16 +37,21 @@ void cvips_release(CVipsImage *image);
 void cvips_trim(void);
 
 /// `path` shrunk on load so its longest side is at most `max_side` (never enlarged) and turned upright by its EXIF
-/// orientation; with `to_srgb`, an embedded colour profile is converted to sRGB. NULL on failure.
-CVipsImage *cvips_thumbnail(const char *path, int max_side, int to_srgb);
+/// orientation; with `to_srgb`, an embedded colour profile, or CMYK, is converted to sRGB (an image without a profile
+/// is sRGB already). `header` is the file opened by `cvips_open`. NULL on failure.
+CVipsImage *cvips_thumbnail(const char *path, CVipsImage *header, int max_side, int to_srgb);
 /// `path` at full size, turned upright; with `to_srgb`, an embedded profile is converted to sRGB. `header` is the
 /// file opened by `cvips_open` (its orientation decides whether the decode can be sequential). NULL on failure.
 CVipsImage *cvips_upright(const char *path, CVipsImage *header, int to_srgb);
 
 /// Every page or frame of `path` (an animated GIF or WebP, a multi-page TIFF) as one image of pages stacked, each
-/// shrunk to fit `max_side` when it is above 0, never turned; with `to_srgb`, an embedded profile is converted to
-/// sRGB. Saving it as GIF, WebP or TIFF writes the pages again. NULL on failure (pages of different sizes).
-CVipsImage *cvips_all_pages(const char *path, int max_side, int to_srgb);
+/// shrunk to fit `max_side` when it is above 0, never turned; with `to_srgb`, an embedded profile, or CMYK, is
+/// converted to sRGB. `header` is the file opened by `cvips_open`. Saving it as GIF, WebP or TIFF writes the pages
+/// again. NULL on failure (pages of different sizes).
+CVipsImage *cvips_all_pages(const char *path, CVipsImage *header, int max_side, int to_srgb);
+/// The size of page `page` (from 0) of `path`, read from its header: a TIFF's pages may differ, while its first
+/// page's is all `cvips_open` tells. Returns 0, else -1.
+int cvips_page_size(const char *path, int page, int *width, int *height);
 /// `path` as at most `max_width`×`max_height` 8-bit sRGB pixels (shrunk on load, never enlarged, upright, alpha
 /// flattened onto black), for the screen's preview. Returns the pixels, 3 bytes each, rows top to bottom, and sets
 /// `*width` and `*height`; NULL on failure. Free with `cvips_free_string`.

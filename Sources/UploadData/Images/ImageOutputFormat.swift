@@ -42,6 +42,27 @@ enum ImageOutputFormat: Equatable, CaseIterable {
         }
     }
 
+    /// The format's name in messages.
+    var name: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .png: "PNG"
+        case .webp: "WebP"
+        case .tiff: "TIFF"
+        case .gif: "GIF"
+        }
+    }
+
+    /// The longest side the format holds, in pixels, or nil when it holds more than `--max-pixels` allows.
+    var maxSide: Int? {
+        switch self {
+        case .jpeg: 65_500  // libjpeg's JPEG_MAX_DIMENSION
+        case .webp: 16_383
+        case .gif: 65_535
+        case .png, .tiff: nil
+        }
+    }
+
     /// The extension a file in this format takes when the format changed.
     var fileExtension: String {
         switch self {

@@ -1,86 +1,4 @@
 import CVips
-import Synchronization
-
-/// libvips as the preparer uses it: loaded on first use, with its process-wide error buffer read as one line.
-enum VipsLibrary {
-    /// Why libvips cannot be used (not installed, too old), or nil once it is loaded and initialised.
-    static func loadError() -> String? {
-        cvips_load_error().map { String(cString: $0) }
-    }
-
-    /// The messages about `paths` (an image's input, its output) as one line, then clears them; without a message
-    /// naming them, the waiting messages that name no file at all (a decoder's "Premature end of input file").
-    ///
-    /// libvips' buffer is the process's: a worker's take also empties the messages of another worker's failure, so
-    /// what a take finds but does not claim waits here for the failure whose paths it names (two images failing
-    /// on a full disk at once each say so, not "unknown libvips error"). A message naming another file is never
-    /// given: it is that file's, left by its failure or by a load that went on and succeeded.
-    static func takeError(about paths: [String]) -> String {
-        let lines: [Substring] = unclaimed.withLock { waiting in
-            collect(into: &waiting)
-            var (mine, rest) = claim(paths, from: waiting)
-            if mine.isEmpty {
-                mine = rest.filter { !namesAFile($0) }
-                rest.removeAll { !namesAFile($0) }
-            }
-            waiting = Array(rest.suffix(64))
-            return mine
-        }
-        return lines.isEmpty ? "unknown libvips error" : oneLine(lines.joined(separator: "\n"))
-    }
-
-    /// Drops the messages about `paths`, an image libvips read without failing: they would otherwise wait to be
-    /// taken by another file's failure.
-    static func discardErrors(about paths: [String]) {
-        unclaimed.withLock { waiting in
-            collect(into: &waiting)
-            waiting = Array(claim(paths, from: waiting).rest.suffix(64))
-        }
-    }
-
-    /// Moves libvips' pending messages to `waiting`.
-    private static func collect(into waiting: inout [Substring]) {
-        guard let text = cvips_take_error() else { return }
-        waiting += String(cString: text).split(whereSeparator: \.isNewline)
-        cvips_free_string(text)
-    }
-
-    /// The lines naming one of `paths`, each with the system's reason on the line after it, and the others.
-    private static func claim(_ paths: [String], from lines: [Substring]) -> (mine: [Substring], rest: [Substring]) {
-        var mine: [Substring] = []
-        var rest: [Substring] = []
-        var claiming = false
-        for line in lines {
-            if paths.contains(where: { line.contains($0) }) {
-                claiming = true
-                mine.append(line)
-            } else if claiming, line.hasPrefix("unix error:") {
-                mine.append(line)
-            } else {
-                claiming = false
-                rest.append(line)
-            }
-        }
-        return (mine, rest)
-    }
-
-    /// True when `line` holds an absolute path (libvips names files by the path they were opened with).
-    private static func namesAFile(_ line: Substring) -> Bool {
-        line.hasPrefix("/") || line.contains(" /") || line.contains("\"/")
-    }
-
-    private static let unclaimed = Mutex<[Substring]>([])
-
-    /// `text`'s non-empty lines, trimmed, without repeats, joined by "; " and cut at 300 characters.
-    static func oneLine(_ text: String) -> String {
-        var seen: Set<Substring> = []
-        let lines = text.split(whereSeparator: \.isNewline)
-            .map { $0.drop(while: \.isWhitespace) }
-            .filter { !$0.isEmpty && seen.insert($0).inserted }
-        let joined = lines.joined(separator: "; ")
-        return joined.count > 300 ? String(joined.prefix(299)) + "…" : joined
-    }
-}
 
 /// One libvips image (a `VipsImage`); the reference is released when this goes. Used from one thread at a time.
 final class VipsImage {
@@ -99,9 +17,10 @@ final class VipsImage {
         cvips_open(path).map(VipsImage.init)
     }
 
-    /// `path` shrunk while decoding to fit `maxSide`×`maxSide` (never enlarged) and turned upright.
-    static func thumbnail(path: String, maxSide: Int, toSRGB: Bool) -> VipsImage? {
-        cvips_thumbnail(path, Int32(clamping: maxSide), toSRGB ? 1 : 0).map(VipsImage.init)
+    /// `path` shrunk while decoding to fit `maxSide`×`maxSide` (never enlarged) and turned upright; `header` is the
+    /// same file opened by `header(path:)`.
+    static func thumbnail(path: String, header: VipsImage, maxSide: Int, toSRGB: Bool) -> VipsImage? {
+        cvips_thumbnail(path, header.pointer, Int32(clamping: maxSide), toSRGB ? 1 : 0).map(VipsImage.init)
     }
 
     /// `path` at full size, turned upright; `header` is the same file opened by `header(path:)`.
@@ -111,8 +30,21 @@ final class VipsImage {
 
     /// Every page of `path` (an animated GIF or WebP, a multi-page TIFF) stacked, each shrunk to fit
     /// `maxSide`×`maxSide` when given (never enlarged); saved as GIF, WebP or TIFF, the pages are written again.
-    static func allPages(path: String, maxSide: Int?, toSRGB: Bool) -> VipsImage? {
-        cvips_all_pages(path, Int32(clamping: maxSide ?? 0), toSRGB ? 1 : 0).map(VipsImage.init)
+    static func allPages(path: String, header: VipsImage, maxSide: Int?, toSRGB: Bool) -> VipsImage? {
+        cvips_all_pages(path, header.pointer, Int32(clamping: maxSide ?? 0), toSRGB ? 1 : 0).map(VipsImage.init)
+    }
+
+    /// The size of each of the first `pages` pages of `path`, from their headers (a TIFF's pages may differ in size);
+    /// nil on failure.
+    static func pageSizes(path: String, pages: Int) -> [(width: Int, height: Int)]? {
+        var sizes: [(width: Int, height: Int)] = []
+        for page in 0..<pages {
+            var width: Int32 = 0
+            var height: Int32 = 0
+            guard cvips_page_size(path, Int32(page), &width, &height) == 0 else { return nil }
+            sizes.append((Int(width), Int(height)))
+        }
+        return sizes
     }
 
     /// A `width`×`height` sRGB image of noise, for tests.

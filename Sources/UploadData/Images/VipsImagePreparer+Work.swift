@@ -32,12 +32,13 @@ extension VipsImagePreparer {
             }
         }
 
+        try checkWhole(item, type: type)
         // Stripping drops the colour profile with the rest (libvips 8.14 has no way to keep it): the pixels are
         // converted to sRGB first, which is how an image without a profile is shown.
         let toSRGB = options.stripMetadata
         let image =
             if let maxDimension = options.maxDimension, !fits {
-                VipsImage.thumbnail(path: item.path, maxSide: maxDimension, toSRGB: toSRGB)
+                VipsImage.thumbnail(path: item.path, header: header, maxSide: maxDimension, toSRGB: toSRGB)
             } else {
                 // Not resized, but still upright: the orientation tag goes with the metadata or the new format.
                 VipsImage.upright(path: item.path, header: header, toSRGB: toSRGB)
@@ -50,11 +51,29 @@ extension VipsImagePreparer {
     /// An animated GIF or WebP, or a multi-page TIFF: every page shrunk and stripped alike, in the file's own format,
     /// since JPEG holds one frame. `--convert` alone leaves it as it is (the run's note says so).
     /// - Throws: `metadataNotStripped` when `--strip-metadata` is asked and the pages cannot be written again
-    ///   (a TIFF whose pages differ in size): sending it as it is would send the metadata.
+    ///   (a TIFF whose pages differ in size): sending it as it is would send the metadata. `imageNotPrepared` when
+    ///   pages larger than `--max-dimension` cannot be shrunk (the same TIFF): sent as it is, it would be larger.
     func preparePages(
         _ item: UploadItem, type: String, header: VipsImage, options: ImageOptions
     ) throws(UploadError) -> PreparedImage? {
-        let fits = options.maxDimension.map { max(header.width, header.height) <= $0 } ?? true
+        var largest = max(header.width, header.height)
+        if header.loader == "tiffload", let maxDimension = options.maxDimension {
+            // The header is the first page's; a TIFF's other pages may be larger (a GIF's and a WebP's frames share
+            // one canvas), and libvips writes the pages of a file at one size.
+            guard let sizes = VipsImage.pageSizes(path: item.path, pages: header.pages) else { throw failure(item) }
+            largest = sizes.map { max($0.width, $0.height) }.max() ?? largest
+            if largest > maxDimension, let first = sizes.first, sizes.contains(where: { $0 != first }),
+                let small = sizes.min(by: { $0.width * $0.height < $1.width * $1.height }),
+                let big = sizes.max(by: { max($0.width, $0.height) < max($1.width, $1.height) })
+            {
+                let cause =
+                    "cannot shrink its \(sizes.count) pages to --max-dimension \(maxDimension): they differ in size "
+                    + "(\(small.width)x\(small.height) to \(big.width)x\(big.height)), and libvips writes a TIFF's "
+                    + "pages at one size"
+                throw UploadError(.imageNotPrepared, file: item.relativePath, cause: cause)
+            }
+        }
+        let fits = options.maxDimension.map { largest <= $0 } ?? true
         if fits, !options.stripMetadata { return nil }
         // Every page is decoded: the guard against decompression bombs counts them all.
         let pixels = Int64(header.width) * Int64(header.height) * Int64(header.pages)
@@ -63,22 +82,35 @@ extension VipsImagePreparer {
                 "\(header.width)x\(header.height) pixels in \(header.pages) pages, more than --max-pixels \(options.maxPixels)"
             throw UploadError(.imageTooLarge, file: item.relativePath, cause: cause)
         }
+        try checkWhole(item, type: type)
         guard
             let image = VipsImage.allPages(
-                path: item.path, maxSide: fits ? nil : options.maxDimension, toSRGB: options.stripMetadata)
+                path: item.path, header: header, maxSide: fits ? nil : options.maxDimension,
+                toSRGB: options.stripMetadata)
         else {
             let error = failure(item)
-            guard options.stripMetadata, error.code == .imageUnreadable else {
-                // Only shrinking was asked: a file libvips cannot write again goes as it was, as before.
-                if error.code == .imageUnreadable { return nil }
-                throw error
+            guard error.code == .imageUnreadable else { throw error }
+            let reason = error.cause ?? "libvips cannot write them again"
+            guard options.stripMetadata else {
+                // Only shrinking was asked (the pages are too large): sent as it is, the file would not fit.
+                let cause =
+                    "cannot shrink its \(header.pages) pages to --max-dimension "
+                    + "\(options.maxDimension ?? largest): \(reason)"
+                throw UploadError(.imageNotPrepared, file: item.relativePath, cause: cause)
             }
-            let cause = "from its \(header.pages) pages: " + (error.cause ?? "libvips cannot write them again")
-            throw UploadError(.metadataNotStripped, file: item.relativePath, cause: cause)
+            throw UploadError(
+                .metadataNotStripped, file: item.relativePath, cause: "from its \(header.pages) pages: " + reason)
         }
         let format = ImageOutputFormat.same(as: type) ?? .gif
         // Quality applies to WebP only; GIF and TIFF are written losslessly.
         return try write(image, of: item, type: type, format: format, options: options, encoding: .fastest)
+    }
+
+    /// Fails a GIF whose data stops short before it is decoded: libvips would send what it made of it
+    /// (`GIFTruncation`), where a truncated JPEG, PNG, WebP, TIFF or HEIF fails in its decoder.
+    private func checkWhole(_ item: UploadItem, type: String) throws(UploadError) {
+        guard type == "image/gif", let cut = GIFTruncation.cut(path: item.path) else { return }
+        throw UploadError(.imageUnreadable, file: item.relativePath, cause: "truncated GIF: \(cut)")
     }
 
     /// What stripping a JPEG without decoding it gave.
@@ -141,6 +173,14 @@ extension VipsImagePreparer {
         _ image: VipsImage, of item: UploadItem, type: String, format: ImageOutputFormat, options: ImageOptions,
         encoding: ImageEncoding
     ) throws(UploadError) -> PreparedImage {
+        let side = max(image.width, image.pageHeight)
+        if let limit = format.maxSide, side > limit {
+            // The encoder would say only "image too large", which reads as if the image could not be decoded.
+            let cause =
+                "cannot encode as \(format.name): a side of \(side) px, \(format.name) allows at most \(limit) "
+                + "(--max-dimension \(limit) would shrink it)"
+            throw UploadError(.imageNotPrepared, file: item.relativePath, cause: cause)
+        }
         let path = try folder.newFile(extension: format.fileExtension, for: item.relativePath)
         if case .failure(let saving) = image.save(
             to: path, format: format, quality: options.quality, strip: options.stripMetadata,
@@ -181,7 +221,8 @@ extension VipsImagePreparer {
     /// `errorNumber`: the system's error of the failed write, which says a full disk even when another worker's
     /// failure emptied libvips' process-wide error buffer first.
     func failure(_ item: UploadItem, writing output: String? = nil, errorNumber: Int32 = 0) -> UploadError {
-        let message = VipsLibrary.takeError(about: [item.path] + (output.map { [$0] } ?? []))
+        var lines = VipsLibrary.takeErrorLines(about: [item.path] + (output.map { [$0] } ?? []))
+        let message = lines.isEmpty ? "unknown libvips error" : VipsLibrary.oneLine(lines.joined(separator: "\n"))
         // The file vanished or became unreadable since the scan: say so, rather than blame its content.
         if access(item.path, R_OK) != 0 {
             return UploadError(.fileUnreadable, file: item.relativePath, cause: String(cString: strerror(errno)))
@@ -192,9 +233,13 @@ extension VipsImagePreparer {
                 return UploadError(.preparedCopyUnwritable, file: item.relativePath, cause: "in \(folder): \(cause)")
             }
         }
+        // An encoder whose source failed to decode says it was "unable to write to target" the copy: the decoder's
+        // words say why.
+        if let output, lines.contains(where: { !$0.contains(output) }) { lines.removeAll { $0.contains(output) } }
+        let decoding = lines.isEmpty ? message : VipsLibrary.oneLine(lines.joined(separator: "\n"))
         // libvips names the file by its absolute path; the error already names it relative to the folder argument.
         // The prepared copy's path (a write error) says no more than the folder's name in the error above.
-        var cause = message.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")
+        var cause = decoding.replacingOccurrences(of: "\"\(item.path)\"", with: "the file")
             .replacingOccurrences(of: item.path, with: item.relativePath)
         if let output { cause = cause.replacingOccurrences(of: output, with: "the prepared copy") }
         return UploadError(.imageUnreadable, file: item.relativePath, cause: cause)

@@ -47,10 +47,10 @@ public final class VipsImagePreparer: ImagePreparing {
         }
         return try await workers.result { [self] in
             Result { () throws(UploadError) in
-                let prepared = try prepareNow(item, type: type, options: options, encoding: encoding)
-                // What libvips said of an image it read after all must not be blamed on another file's failure.
-                VipsLibrary.discardErrors(about: [item.path] + (prepared.map { [$0.path] } ?? []))
-                return prepared
+                // What libvips says while this file is prepared is its own, and goes with it.
+                try VipsLibrary.job { () throws(UploadError) in
+                    try prepareNow(item, type: type, options: options, encoding: encoding)
+                }
             }
         }.get()
     }
@@ -85,17 +85,15 @@ public final class VipsImagePreparer: ImagePreparing {
         guard Self.imageType(of: item) != nil else { return nil }
         let result: Result<(width: Int, height: Int, hasLocation: Bool)?, Never> = await workers.result {
             // libvips opens by path: what is there must still be the scanned file (not a FIFO it would wait on).
-            guard VipsLibrary.loadError() == nil, (try? ScannedFile.check(item)) != nil,
-                let header = VipsImage.header(path: item.path)
-            else {
-                _ = VipsLibrary.takeError(about: [item.path])
-                return .success(nil)
+            guard VipsLibrary.loadError() == nil, (try? ScannedFile.check(item)) != nil else { return .success(nil) }
+            // What libvips says of the header goes with the job: the reason would only say why a file is no image.
+            return VipsLibrary.job {
+                guard let header = VipsImage.header(path: item.path) else { return .success(nil) }
+                let location =
+                    header.hasLocation || (header.loader == "tiffload" && TIFFLocation.present(path: item.path))
+                    || (header.loader == "gifload" && GIFLocation.present(path: item.path))
+                return .success((header.width, header.height, location))
             }
-            VipsLibrary.discardErrors(about: [item.path])
-            let location =
-                header.hasLocation || (header.loader == "tiffload" && TIFFLocation.present(path: item.path))
-                || (header.loader == "gifload" && GIFLocation.present(path: item.path))
-            return .success((header.width, header.height, location))
         }
         switch result {
         case .success(let found): return found
@@ -155,8 +153,7 @@ public final class VipsImagePreparer: ImagePreparing {
             guard let type = imageType(of: item), ImageOutputFormat.pagedTypes.contains(type),
                 (try? ScannedFile.check(item)) != nil
             else { continue }
-            if let header = VipsImage.header(path: item.path), header.pages > 1 { paged.insert(item.path) }
-            VipsLibrary.discardErrors(about: [item.path])
+            if VipsLibrary.job({ (VipsImage.header(path: item.path)?.pages ?? 1) > 1 }) { paged.insert(item.path) }
         }
         return paged
     }

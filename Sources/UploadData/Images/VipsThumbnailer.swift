@@ -9,15 +9,12 @@ public enum VipsThumbnailer {
         guard maxWidth > 0, maxHeight > 0, VipsLibrary.loadError() == nil else { return nil }
         var width: Int32 = 0
         var height: Int32 = 0
-        guard
-            let pixels = cvips_rgb_thumbnail(
-                path, Int32(clamping: maxWidth), Int32(clamping: maxHeight), &width, &height)
-        else {
-            // The reason would only say why a non-image is no image; the preview shows "no preview".
-            _ = VipsLibrary.takeError(about: [path])
-            return nil
+        // What libvips says goes with the job: the reason would only say why a non-image is no image, and the
+        // preview shows "no preview".
+        let made = VipsLibrary.job {
+            cvips_rgb_thumbnail(path, Int32(clamping: maxWidth), Int32(clamping: maxHeight), &width, &height)
         }
-        VipsLibrary.discardErrors(about: [path])
+        guard let pixels = made else { return nil }
         // No cvips_trim here, unlike the preparer: a preview's buffers are a few kilobytes.
         defer { pixels.withMemoryRebound(to: CChar.self, capacity: 1) { cvips_free_string($0) } }
         let count = Int(width) * Int(height) * 3

@@ -27,6 +27,9 @@ public struct UploadError: Error, Sendable, Equatable {
         /// `--strip-metadata` was asked and the image's metadata cannot be removed (pages libvips cannot write
         /// again): nothing is sent, rather than the metadata.
         case metadataNotStripped
+        /// The image was read but the options cannot be applied to it (a side longer than WebP holds, pages of
+        /// different sizes to shrink); the cause says what cannot be done and why.
+        case imageNotPrepared
         /// TLS refused: a certificate not trusted, a client certificate missing or refused, a failed handshake.
         /// Another attempt would meet the same certificates, so it is not retried.
         case tlsFailed
@@ -168,6 +171,7 @@ extension UploadError: CustomStringConvertible {
         case .imageTooLarge: return "image too large" + (cause.map { ": \($0)" } ?? "")
         case .preparedCopyUnwritable: return "cannot write the prepared copy" + (cause.map { " \($0)" } ?? "")
         case .metadataNotStripped: return "cannot strip metadata" + (cause.map { " \($0)" } ?? "") + "; nothing sent"
+        case .imageNotPrepared: return cause ?? "cannot prepare the image"
         case .tlsFailed: return "tls: " + (cause ?? "handshake failed")
         case .verifyMismatch: return "stored copy differs" + (cause.map { ": \($0)" } ?? "")
         case .verifyUnavailable: return "cannot verify" + (cause.map { ": \($0)" } ?? "")

@@ -58,7 +58,26 @@ struct ImageScratch {
         }
         configure(image)
         guard case .success = image.save(to: path, format: format, quality: quality, strip: false) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: VipsLibrary.takeError(about: [path])])
+            throw CocoaError(
+                .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: VipsLibrary.takeError(about: [path])])
+        }
+        return try item(relativePath)
+    }
+
+    /// Saves `rgb` (3 bytes a pixel, rows top to bottom) as `relativePath`, in the format its extension names, after
+    /// `configure` set its metadata ("page-height" makes an animated GIF).
+    func pixels(
+        _ rgb: [UInt8], width: Int, height: Int, as relativePath: String, configure: (VipsImage) -> Void = { _ in }
+    ) throws -> UploadItem {
+        let path = root + "/in/" + relativePath
+        let type = MediaType.detect(header: [], name: relativePath)
+        guard VipsLibrary.loadError() == nil, let format = ImageOutputFormat.same(as: type),
+            let image = VipsImage.pixels(rgb, width: width, height: height)
+        else { throw CocoaError(.fileWriteUnknown) }
+        configure(image)
+        guard case .success = image.save(to: path, format: format, quality: 90, strip: false) else {
+            throw CocoaError(
+                .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: VipsLibrary.takeError(about: [path])])
         }
         return try item(relativePath)
     }
