@@ -191,10 +191,12 @@ public enum KeyMap {
         case .enter:
             state.pane = state.pane == .detail ? .list : (selected == nil ? state.pane : .detail)
         case .escape:
-            // Esc closes a pane first; on the bare list it drops the search.
-            if state.pane == .list, !state.search.isEmpty {
+            // Esc closes a pane first; on the bare list it shows every file again: the search and the filter go, as
+            // "No files match — f or Esc shows more" says.
+            if state.pane == .list, state.isFiltered {
                 var cleared = state
                 cleared.search = ""
+                cleared.filter = .all
                 return Update(state: refilter(cleared, from: state, snapshot))
             }
             state.pane = .list
