@@ -51,7 +51,8 @@ extension RunServiceError: CustomStringConvertible {
         case .ended:
             return "\(run) has ended\(detail); `uploader-tui history` shows its outcome"
         case .stale:
-            return "\(run) is gone: its process was killed\(detail); removed its stale socket. Run the same command "
+            // Said again at each attach or stop: the socket was removed by the first.
+            return "\(run) is gone: its process was killed\(detail); its stale socket is removed. Run the same command "
                 + "again to resume from the journal"
         case .otherUser:
             return "\(run) belongs to another user\(detail); refused"

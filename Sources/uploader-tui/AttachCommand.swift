@@ -85,23 +85,27 @@ enum RunLookup {
             .sorted { $0.info.started > $1.info.started }.map(\.info.id)
     }
 
-    /// The newest run still running, or ended and not yet seen.
+    /// The newest run still running, or ended and not yet seen. A run already told `gone` is not one: its record
+    /// stays a day to say so when named, and must not hide the runs there are.
     /// - Throws: `RunServiceError.noSuchRun` when there is none.
     static func newest(in directory: RunDirectory) throws(RunServiceError) -> String {
         let candidates = directory.ids().compactMap { RunRecord.read($0, in: directory) }
-            .filter { !$0.hasEnded || !$0.seen }
+            .filter { (!$0.hasEnded && $0.info.state != "gone") || ($0.hasEnded && !$0.seen) }
         guard let newest = candidates.max(by: { $0.info.started < $1.info.started }) else {
             throw RunServiceError(.noSuchRun)
         }
         return newest.info.id
     }
 
-    /// The run's process is dead though its record says it runs (killed with -9), or `ps` found it so and kept its
-    /// record to be told here: its files are removed.
+    /// The run's process is dead though its record says it runs (killed with -9), or `ps` found it so: its socket
+    /// goes, and its record stays, marked `gone`, so that every `attach` and `stop` says so until `ps` forgets it a
+    /// day later, as it forgets ended runs.
     static func gone(_ id: String, in directory: RunDirectory) -> RunServiceError? {
         guard let record = RunRecord.read(id, in: directory), !record.hasEnded else { return nil }
-        guard record.info.state == "gone" || isDead(record) else { return nil }
-        directory.remove(id)
+        if record.info.state != "gone" {
+            guard isDead(record) else { return nil }
+            _ = markGone(record, in: directory)
+        }
         return RunServiceError(.stale, id: id, detail: "pid \(record.info.pid)")
     }
 

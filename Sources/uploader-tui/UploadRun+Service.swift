@@ -40,6 +40,9 @@ extension UploadRun {
             }
         }
         await session.start(skipping: done.files, earlierResults: done.results)
+        // With its bytes before `--detach` returns: a run killed in its first seconds is listed `gone` with what it
+        // had to send, not "0 B of 0 B".
+        try? RunRecord(info: info.updated(from: await session.snapshot())).write(in: directory)
         server.start()
         RunLauncher.signalReady()
         let idle = Task {

@@ -113,6 +113,25 @@ struct AppLoopTests {
         #expect(text.contains("-F field12=value12") && !text.contains("last-line"), "\(text)")
     }
 
+    @Test("at 80x24 the loop keeps the help's scroll within it: after End one key up shows the row before the last")
+    func helpEndThenUp() async {
+        let controller = ScriptedController([Fixtures.uploading])
+        let terminal = InMemoryTerminal(size: TerminalSize(cols: 80, rows: 24))
+        terminal.send([
+            .tick, .key(.down), .key(.down), .key(.character("?")), .key(.end), .key(.up), .key(.character("c")),
+            .tick, .key(.character("d")),
+        ])
+        var detachable = configuration
+        detachable.canDetach = true
+        let outcome = await TUIApp.run(
+            controller: controller, terminal: terminal, configuration: detachable, clock: SteppingClock())
+        #expect(outcome == .detached)
+        let text = terminal.screen.text
+        #expect(text.contains("detach: the run goes on") && !text.contains("quit; the run stops"), "\(text)")
+        // c waited for the help to close: the file behind it is not cancelled.
+        #expect(controller.commands.isEmpty && text.contains("closes the help first"), "\(text)")
+    }
+
     @Test("in a run of one process, d does nothing and help does not offer it")
     func noDetach() async {
         let controller = ScriptedController([Fixtures.done])

@@ -325,6 +325,29 @@ struct KeyMapTests {
         #expect(!script.state.isSearching && script.state.search.isEmpty)
     }
 
+    @Test("Esc on the list drops the filter as it drops the search: every file shows again, the selection kept")
+    func escapeShowsAll() {
+        let files = Fixtures.uploading.files
+        var script = Script()
+        script.play(keys("ff"), Fixtures.uploading)
+        #expect(script.state.filter == .failed && Array(script.state.visibleRows(files)) == [5])
+        script.play([.key(.escape)], Fixtures.uploading)
+        #expect(script.state.filter == .all && !script.state.isFiltered)
+        #expect(script.state.visibleRows(files).count == 8)
+        #expect(script.state.selectedFile(in: files, visible: script.state.visibleRows(files))?.name == "broken.png")
+        // "No files match — f or Esc shows more": Esc does.
+        script = Script()
+        script.play(keys("ff"), Fixtures.done)
+        #expect(script.state.visibleRows(Fixtures.done.files).isEmpty)
+        script.play([.key(.escape)], Fixtures.done)
+        #expect(script.state.visibleRows(Fixtures.done.files).count == 8)
+        // With a pane open, Esc closes it first and the filter stays.
+        script = Script()
+        script.play(keys("ff") + [.key(.enter), .key(.escape)], Fixtures.uploading)
+        #expect(script.state.pane == .list && script.state.filter == .failed)
+        #expect(script.commands.isEmpty)
+    }
+
     @Test("a notice gives the footer back to the key hints at the next key")
     func noticeClears() {
         var script = Script()

@@ -248,11 +248,11 @@ struct ScreenRendererTests {
         let size = TerminalSize(cols: 80, rows: 24)
         let help = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, pane: .help))
         #expect(help.text.contains("retry every failed or cancelled file"))
-        #expect(!help.text.contains("more in a taller terminal"), "every key fits at 80x24")
-        // At 60x16 the keys that do not fit are counted, not silently left out.
+        #expect(!help.text.contains("scroll · Esc closes"), "every key fits at 80x24")
+        // At 60x16 the keys that do not fit are not silently left out: the frame says the help scrolls.
         let small = TerminalSize(cols: 60, rows: 16)
         let cut = Fixtures.render(Fixtures.uploading, size: small, state: UIState(size: small, pane: .help)).text
-        #expect(cut.contains("more in a taller terminal"), "\(cut)")
+        #expect(cut.contains("↑↓ PgUp PgDn scroll · Esc closes"), "\(cut)")
         let quit = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, prompt: .quit))
         #expect(quit.text.contains("Uploads are still running. Quit? (y/n)"))
         let cancel = Fixtures.render(Fixtures.uploading, size: size, state: UIState(size: size, prompt: .cancelAll))

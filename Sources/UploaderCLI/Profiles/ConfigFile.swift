@@ -124,18 +124,35 @@ public struct ConfigFile: Sendable, Equatable {
     ) -> Section {
         let owner = profile.map { "profile '\($0)'" } ?? "[defaults]"
         var entries: [Entry] = []
+        var written: [String: String] = [:]
         for (name, value) in table {
-            guard let key = ProfileKey.named(name) else {
+            // A flag's opposite is a key too, as it is a flag (`--resume`): `resume = false` is `no_resume = true`.
+            let inverse = ProfileKey.named(name) == nil ? ProfileKey.forInverseName(name) : nil
+            guard let key = ProfileKey.named(name) ?? inverse else {
                 let hint = ProfileKey.suggestion(for: name).map { " (did you mean '\($0)'?)" } ?? ""
                 problem(.unknownKey, path + [name], "\(owner) has no setting '\(name)'\(hint)")
                 continue
             }
-            guard let converted = convert(value, for: key) else {
+            guard var converted = convert(value, for: key) else {
                 problem(
                     .wrongType, path + [name],
                     "\(owner): \(name) takes \(expected(key.kind)), not \(Self.article(value.type.description))")
                 continue
             }
+            if inverse != nil, case .flag(let on) = converted { converted = .flag(!on) }
+            if let other = written[key.name] {
+                // `resume` and `no_resume` are one setting: which of the two wins would be a guess.
+                let ordered = [other, name].sorted {
+                    (lines.line(of: path + [$0]) ?? .max) < (lines.line(of: path + [$1]) ?? .max)
+                }
+                let (first, second) = (ordered[0], ordered[1])
+                let line = lines.line(of: path + [first]).map { " (line \($0))" } ?? ""
+                problem(
+                    .conflicting, path + [second],
+                    "\(owner) sets \(second) and \(first)\(line): they are one setting, keep one")
+                continue
+            }
+            written[key.name] = name
             entries.append(Entry(key: key, value: converted, line: lines.line(of: path + [name])))
         }
         entries.sort { ($0.line ?? .max) < ($1.line ?? .max) }

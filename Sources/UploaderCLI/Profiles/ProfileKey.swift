@@ -113,6 +113,12 @@ public struct ProfileKey: Sendable, Hashable {
     /// The flag a command-line option switches off: `--no-verify`'s or `--resume`'s.
     public static func forInverse(_ long: String) -> ProfileKey? { all.first { $0.inverse == long } }
 
+    /// The flag a file's key written as its opposite stands for: `no_resume`'s for `resume`, `verify`'s for
+    /// `no_verify`.
+    public static func forInverseName(_ name: String) -> ProfileKey? {
+        forInverse(String(name.map { $0 == "_" ? "-" : $0 }))
+    }
+
     /// The closest key to a misspelt one, for "did you mean".
     public static func suggestion(for name: String) -> String? {
         let scored = all.map { ($0.name, EditDistance.between(name, $0.name)) }.min { $0.1 < $1.1 }

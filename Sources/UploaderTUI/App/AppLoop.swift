@@ -111,7 +111,7 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
             let update = KeyMap.update(ui, event, snapshot)
             if update.state != ui { dirty = true }
             ui = update.state
-            keepDetailScroll(in: snapshot)
+            keepScroll(in: snapshot)
             if !update.commands.isEmpty {
                 for command in update.commands { await controller.handle(command) }
                 snapshot = await refreshed(from: &snapshot)
@@ -135,8 +135,14 @@ struct AppLoop<Controller: UploadController, Screen: Terminal> {
         return Self.outcome(await controller.snapshot())
     }
 
-    /// Keeps the details' scroll within their rows, so a key back up moves them at once after End or a long PgDn.
-    private mutating func keepDetailScroll(in snapshot: UploadSnapshot) {
+    /// Keeps the details' or the help's scroll within their rows, so a key back up moves them at once after End or a
+    /// long PgDn.
+    private mutating func keepScroll(in snapshot: UploadSnapshot) {
+        if ui.pane == .help, ui.helpScroll > 0 {
+            ui.helpScroll = min(
+                ui.helpScroll,
+                renderer.helpScrollLimit(snapshot, size: ui.size, canDetach: ui.canDetach, replay: ui.isReplay))
+        }
         guard ui.pane == .detail, ui.detailScroll > 0 else { return }
         guard let file = ui.selectedFile(in: snapshot.files, visible: ui.visibleRows(snapshot.files)) else { return }
         ui.detailScroll = min(ui.detailScroll, renderer.detailScrollLimit(file, preview: ui.preview, size: ui.size))

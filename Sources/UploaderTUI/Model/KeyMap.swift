@@ -34,8 +34,9 @@ public enum KeyMap {
     /// - Returns: the new state, the commands to send and whether to quit.
     public static func update(_ state: UIState, _ event: TerminalEvent, _ snapshot: UploadSnapshot) -> Update {
         var update = step(state, event, snapshot)
-        // The details of another file, or details opened again, start at their top.
+        // The details of another file, or details opened again, start at their top; so does the help.
         if update.state.pane != .detail || update.state.selected != state.selected { update.state.detailScroll = 0 }
+        if update.state.pane != .help { update.state.helpScroll = 0 }
         return update
     }
 
@@ -60,8 +61,22 @@ public enum KeyMap {
             if state.isSearching, let update = search(key, state: state, snapshot: snapshot) {
                 return update
             }
-            if state.pane == .detail, let scrolled = scrollDetail(key, state: state) {
-                return Update(state: scrolled)
+            if state.pane == .detail, let offset = scrolled(state.detailScroll, by: key, size: state.size) {
+                state.detailScroll = offset
+                return Update(state: state)
+            }
+            if state.pane == .help {
+                if let offset = scrolled(state.helpScroll, by: key, size: state.size) {
+                    state.helpScroll = offset
+                    return Update(state: state)
+                }
+                // The help hides the list: a key that acts on the selected file would act on one nobody sees.
+                if case .character(let character) = key, Self.selectionKeys.contains(character) {
+                    state.status =
+                        "\(character == " " ? "Space" : String(character)) acts on the selected file: "
+                        + "? or Esc closes the help first"
+                    return Update(state: state)
+                }
             }
             var update = handle(key, state: state, snapshot: snapshot)
             update.state.clamp(fileCount: update.state.visibleRows(snapshot.files).count)
@@ -143,25 +158,27 @@ public enum KeyMap {
         }
     }
 
-    /// The open details scroll with the keys that move the selection on the list; nil for other keys. The app loop
-    /// keeps the offset within the pane's rows.
-    private static func scrollDetail(_ key: Key, state: UIState) -> UIState? {
-        var state = state
-        let layout = Layout(size: state.size)
+    /// The open details or help scroll with the keys that move the selection on the list: `offset` moved by `key`,
+    /// nil for other keys. The app loop keeps the offset within the pane's rows.
+    private static func scrolled(_ offset: Int, by key: Key, size: TerminalSize) -> Int? {
+        let layout = Layout(size: size)
         // The pane's body, less one row kept from the page before.
         let page = max(1, layout.footerRow - layout.toastRow - 3)
+        let moved: Int
         switch key {
-        case .up, .character("k"): state.detailScroll -= 1
-        case .down, .character("j"): state.detailScroll += 1
-        case .pageUp: state.detailScroll -= page
-        case .pageDown: state.detailScroll += page
-        case .home, .character("g"): state.detailScroll = 0
-        case .end, .character("G"): state.detailScroll = Int(Int32.max)
+        case .up, .character("k"): moved = offset - 1
+        case .down, .character("j"): moved = offset + 1
+        case .pageUp: moved = offset - page
+        case .pageDown: moved = offset + page
+        case .home, .character("g"): moved = 0
+        case .end, .character("G"): moved = Int(Int32.max)
         default: return nil
         }
-        state.detailScroll = max(0, state.detailScroll)
-        return state
+        return max(0, moved)
     }
+
+    /// The keys that act on the selected file.
+    private static let selectionKeys: Set<Character> = ["r", "c", "p", " ", "y", "Y"]
 
     /// The keys that command the run rather than the screen.
     private static let commandKeys: Set<Character> = ["r", "R", "c", "C", "p", " ", "+", "=", "-", "_", "[", "]"]
@@ -191,10 +208,12 @@ public enum KeyMap {
         case .enter:
             state.pane = state.pane == .detail ? .list : (selected == nil ? state.pane : .detail)
         case .escape:
-            // Esc closes a pane first; on the bare list it drops the search.
-            if state.pane == .list, !state.search.isEmpty {
+            // Esc closes a pane first; on the bare list it shows every file again: the search and the filter go, as
+            // "No files match — f or Esc shows more" says.
+            if state.pane == .list, state.isFiltered {
                 var cleared = state
                 cleared.search = ""
+                cleared.filter = .all
                 return Update(state: refilter(cleared, from: state, snapshot))
             }
             state.pane = .list

@@ -29,6 +29,8 @@ public struct UIState: Sendable, Equatable {
     public var pane: Pane
     /// Rows the detail pane's body is scrolled by; the app loop keeps it within what the pane holds.
     public var detailScroll = 0
+    /// Rows the help is scrolled by, for a terminal too short for every key; the app loop keeps it within them.
+    public var helpScroll = 0
     public var prompt: Prompt?
     /// The user chose to quit while uploads ran: the screen leaves once those in flight have finished.
     public var quitWhenIdle = false

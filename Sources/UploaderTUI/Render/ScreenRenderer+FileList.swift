@@ -206,7 +206,7 @@ extension ScreenRenderer {
         let arrows = glyphs.asciiOnly ? "Up/Dn" : "↑↓"
         // Display order, with a priority: the hints that fit are kept by priority, shown in order.
         var hints: [(key: String, label: String, priority: Int)] = [
-            (arrows, state.pane == .detail ? "scroll" : "select", 5), ("Enter", "details", 3), ("r", "retry", 4),
+            (arrows, state.pane == .list ? "select" : "scroll", 5), ("Enter", "details", 3), ("r", "retry", 4),
             ("R", "retry all", 8),
             ("c", "cancel", 6), ("C", "cancel all", 9), ("p", "pause", 7), ("+/-", "parallel", 10),
             ("f", "filter", 11), ("/", "find", 12), ("y", "copy curl", 13), ("?", "help", 1), ("q", "quit", 0),

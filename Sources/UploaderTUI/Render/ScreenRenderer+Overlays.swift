@@ -177,14 +177,13 @@ extension ScreenRenderer {
     /// The keys that command the run, as the footer and the help name them: a replayed screen leaves them out.
     static let commandKeys: Set<String> = ["r", "R", "c", "C", "p", "+/-", "+ / -", "[ / ]"]
 
-    func renderHelp(
-        _ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout, canDetach: Bool = false, replay: Bool = false
-    ) {
+    /// The help's rows: each key and what it does, less those a replayed run does not take.
+    func helpEntries(_ snapshot: UploadSnapshot, canDetach: Bool, replay: Bool) -> [(String, String)] {
         let arrows = glyphs.asciiOnly ? "Up Down PgUp PgDn" : "↑ ↓ PgUp PgDn"
         var entries: [(String, String)] = [
             (arrows, "select a file (Home/End: first/last)"),
             ("Enter", "details; \(arrows) scroll them"),
-            ("Esc", "close a pane"),
+            ("Esc", "close a pane; on the list, show all files"),
             ("r", "retry the selected failed or cancelled file"),
             ("R", "retry every failed or cancelled file"),
             ("c", "cancel the selected file"),
@@ -208,25 +207,49 @@ extension ScreenRenderer {
             entries.removeAll { Self.commandKeys.contains($0.0) }
             entries[entries.count - 1] = ("q", "quit: this run has ended, no key changes it")
         }
+        return entries
+    }
+
+    /// Rows the help's box may take at `size`, borders included.
+    private static func helpRoom(_ size: TerminalSize) -> Int {
+        let layout = Layout(size: size)
+        return layout.footerRow - layout.toastRow
+    }
+
+    /// How far the help scrolls at `size`: its rows beyond those the box shows.
+    func helpScrollLimit(_ snapshot: UploadSnapshot, size: TerminalSize, canDetach: Bool, replay: Bool) -> Int {
+        let entries = helpEntries(snapshot, canDetach: canDetach, replay: replay)
+        return max(0, entries.count - max(1, Self.helpRoom(size) - 2))
+    }
+
+    /// Draws the help with its rows scrolled `scroll` (clamped to what there is).
+    func renderHelp(
+        _ frame: inout Frame, _ snapshot: UploadSnapshot, layout: Layout, canDetach: Bool = false, replay: Bool = false,
+        scroll: Int = 0
+    ) {
+        let entries = helpEntries(snapshot, canDetach: canDetach, replay: replay)
         let cols = frame.size.cols
         let keyWidth = 18
         let width = min(cols - 2, 2 + keyWidth + 44 + 2)
-        let available = layout.footerRow - layout.toastRow
-        let height = min(available, entries.count + 2)
+        let height = min(Self.helpRoom(frame.size), entries.count + 2)
         guard width >= 20, height >= 3 else { return }
         let x = (cols - width) / 2
         let top = layout.toastRow
         drawBox(&frame, x: x, y: top, width: width, height: height, style: style(.cyan), title: "Keys")
         let compactKeys = width < keyWidth + 24
         let kw = compactKeys ? 6 : keyWidth
-        var shown = Array(entries.prefix(height - 2))
-        if shown.count < entries.count {
-            // Nothing scrolls here: say what is left out rather than let the keys below seem not to exist.
-            shown[shown.count - 1] = (
-                glyphs.ellipsis, "\(entries.count - shown.count + 1) more in a taller terminal"
-            )
+        let bodyRows = height - 2
+        let scroll = min(max(0, scroll), max(0, entries.count - bodyRows))
+        let more = scroll + bodyRows < entries.count
+        // As the details do: the frame says the keys scroll only when some rows do not fit, so none seems missing.
+        if scroll > 0 || more {
+            let arrows = glyphs.asciiOnly ? "Up/Dn PgUp/PgDn" : "↑↓ PgUp PgDn"
+            let hint = truncate(" \(arrows) scroll " + glyphs.dot + " Esc closes ", width - 4)
+            frame.put(hint, x: x + width - 2 - DisplayWidth.of(hint), y: top + height - 1, style: style(dim: true))
         }
-        for (index, entry) in shown.enumerated() {
+        if scroll > 0 { frame.put(scrollMark(up: true), x: x + width - 1, y: top + 1, style: style(dim: true)) }
+        if more { frame.put(scrollMark(up: false), x: x + width - 1, y: top + height - 2, style: style(dim: true)) }
+        for (index, entry) in entries.dropFirst(scroll).prefix(bodyRows).enumerated() {
             let y = top + 1 + index
             frame.put(pad(entry.0, kw), x: x + 2, y: y, style: style(.cyan, bold: true))
             frame.put(truncate(entry.1, width - kw - 5), x: x + 3 + kw, y: y, style: style())

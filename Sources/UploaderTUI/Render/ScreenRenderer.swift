@@ -64,7 +64,10 @@ public struct ScreenRenderer: Sendable {
             if let file = state.selectedFile(in: snapshot.files, visible: visible) {
                 renderDetail(&frame, file, preview: state.preview, scroll: state.detailScroll, layout: layout)
             }
-        case .help: renderHelp(&frame, snapshot, layout: layout, canDetach: state.canDetach, replay: state.isReplay)
+        case .help:
+            renderHelp(
+                &frame, snapshot, layout: layout, canDetach: state.canDetach, replay: state.isReplay,
+                scroll: state.helpScroll)
         }
         if let prompt = state.prompt { renderPrompt(&frame, prompt, snapshot, canDetach: state.canDetach) }
         return frame

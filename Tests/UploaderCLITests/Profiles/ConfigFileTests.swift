@@ -83,6 +83,26 @@ struct ConfigFileTests {
         #expect(far.description == "~/.config/uploader-tui/config.toml:2: [defaults] has no setting 'zzzzzz'")
     }
 
+    @Test("a flag's opposite is a key too: resume = false is no_resume = true, tui = false no_tui, no_verify verify")
+    func inverseFlags() throws {
+        let text = "[profile.pets]\nresume = false\ntui = false\nno_verify = true\n\n[profile.work]\nresume = true\n"
+        let file = try ConfigFile(text: text, shownPath: "config.toml")
+        let pets = try file.profile("pets")
+        #expect(pets.entries.map(\.key.name) == ["no_resume", "no_tui", "verify"])
+        #expect(pets.entries.map(\.value) == [.flag(true), .flag(true), .flag(false)])
+        #expect(pets.entries.map(\.line) == [2, 3, 4])
+        #expect(try file.profile("work").entries.map(\.value) == [.flag(false)])
+        let type = try #require(self.error("[defaults]\nresume = \"no\"\n"))
+        #expect(type.description.hasSuffix(":2: [defaults]: resume takes true or false, not a string"), "\(type)")
+        // One section says it once: which of the two would win is a guess.
+        let both = try #require(self.error("[profile.pets]\nno_resume = true\nresume = true\n"))
+        #expect(both.code == .conflicting)
+        #expect(
+            both.description
+                == "~/.config/uploader-tui/config.toml:3: profile 'pets' sets resume and no_resume (line 2): "
+                + "they are one setting, keep one", "\(both)")
+    }
+
     @Test("an unknown section and a value of the wrong type are named with their lines")
     func sectionsAndTypes() throws {
         let section = try #require(self.error("[profiles.pets]\nto = \"x\"\n"))

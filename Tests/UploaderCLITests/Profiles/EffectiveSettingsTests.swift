@@ -30,6 +30,17 @@ struct EffectiveSettingsTests {
         #expect(!effective.fileArguments.contains("X-Client: uploader"))
     }
 
+    @Test("resume = false gives --no-resume; a profile's resume = true drops [defaults]' no_resume")
+    func inverseFlags() throws {
+        let file = try ConfigFile(
+            text: "[defaults]\nresume = false\ntui = false\n[profile.pets]\nresume = true\n", shownPath: "c.toml")
+        let plain = try EffectiveSettings(file: file, profile: nil, commandLine: CommandLineSettings(arguments: []))
+        #expect(plain.fileArguments == ["--no-resume", "--no-tui"])
+        let pets = try EffectiveSettings(file: file, profile: "pets", commandLine: CommandLineSettings(arguments: []))
+        #expect(pets.fileArguments == ["--no-tui"])
+        #expect(pets.settings.first { $0.key.name == "no_resume" }?.shownValue == "false")
+    }
+
     @Test("without a profile only [defaults] applies")
     func defaultsOnly() throws {
         let effective = try settings([], profile: nil)
