@@ -4,7 +4,7 @@ import Testing
 /// The real binary in tmux against the reference server: what a person sees and types.
 @Suite("uploader-tui screen in tmux", .serialized)
 struct ScreenEndToEndTests {
-    static let toastTitles = ["Uploading images", "Server is processing", "Upload complete", "Upload failed"]
+    static let toastTitles = ["Uploading", "Server is processing", "Upload complete", "Upload failed"]
 
     /// The toast title on a screen, if one shows.
     func toast(_ screen: String) -> String? {
@@ -73,10 +73,10 @@ struct ScreenEndToEndTests {
         screen = try await watch(.seconds(120)) { $0.contains("Upload complete") }
         #expect(row(screen, "a-big.jpg").contains("done"), "\(screen)")
         #expect(screen.contains("done 6"), "\(screen)")
-        #expect(titles.first == "Uploading images")
+        #expect(titles.first == "Uploading")
         // However often retries and the cancel bounced the batch, it ends uploading -> processing -> done.
         #expect(
-            Array(titles.suffix(3)) == ["Uploading images", "Server is processing", "Upload complete"], "\(titles)")
+            Array(titles.suffix(3)) == ["Uploading", "Server is processing", "Upload complete"], "\(titles)")
         #expect(!titles.contains("Upload failed") || titles.last == "Upload complete")
 
         try await tmux.resize(cols: 40, rows: 12)

@@ -41,9 +41,9 @@ struct ScreenRendererTests {
         let size = TerminalSize(cols: 100, rows: 30)
         let texts = Dictionary(
             uniqueKeysWithValues: Fixtures.states.map { ($0.0, Fixtures.render($0.1, size: size).text) })
-        #expect(texts["willStart"]!.contains("Uploading images"))
+        #expect(texts["willStart"]!.contains("Uploading"))
         #expect(texts["willStart"]!.contains("Quitting now may interrupt the upload"))
-        #expect(texts["uploading"]!.contains("Uploading images"))
+        #expect(texts["uploading"]!.contains("Uploading"))
         #expect(texts["modeling"]!.contains("Server is processing"))
         #expect(texts["done"]!.contains("✔ Upload complete"))
         #expect(texts["fail"]!.contains("Upload failed — press R to retry the files not done"))
@@ -104,12 +104,12 @@ struct ScreenRendererTests {
         files.append(Fixtures.file(3, "big.jpg", size: 1000, sent: 990, phase: .uploading, paused: true))
         let one = Fixtures.render(Fixtures.snapshot(files), size: size).text
         #expect(one.contains("1 file paused — p resumes it"), "\(one)")
-        #expect(one.contains("The run waits for it: nothing else is moving") && !one.contains("Uploading images"))
+        #expect(one.contains("The run waits for it: nothing else is moving") && !one.contains("Uploading"))
         files[2] = Fixtures.file(2, "other.jpg", size: 10, sent: 5, phase: .uploading, paused: true)
         #expect(Fixtures.render(Fixtures.snapshot(files), size: size).text.contains("2 files paused"))
         // Another transfer still moves: the batch is uploading.
         let moving = Fixtures.render(Fixtures.uploading, size: size).text
-        #expect(moving.contains("Uploading images") && !moving.contains("paused —"), "\(moving)")
+        #expect(moving.contains("Uploading") && !moving.contains("paused —"), "\(moving)")
     }
 
     @Test("a batch of one file counts it in the singular, wide and narrow")

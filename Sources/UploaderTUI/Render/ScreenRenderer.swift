@@ -247,7 +247,7 @@ public struct ScreenRenderer: Sendable {
                 fraction: snapshot.progress.fraction)
         }
         if snapshot.waitsOnPaused {
-            // Else the toast reads "Uploading images 99%" for as long as nobody resumes it.
+            // Else the toast reads "Uploading 99%" for as long as nobody resumes it.
             let paused = snapshot.pausedFiles
             return ToastText(
                 icon: glyphs.asciiOnly ? "||" : "‖",
@@ -259,11 +259,11 @@ public struct ScreenRenderer: Sendable {
         switch snapshot.toast {
         case .willStart:
             return ToastText(
-                icon: spinner, title: "Uploading images", subtitle: "Quitting now may interrupt the upload",
+                icon: spinner, title: "Uploading", subtitle: "Quitting now may interrupt the upload",
                 fraction: 0)
         case .uploading(let fraction):
             return ToastText(
-                icon: spinner, title: "Uploading images", subtitle: "Quitting now may interrupt the upload",
+                icon: spinner, title: "Uploading", subtitle: "Quitting now may interrupt the upload",
                 fraction: fraction)
         case .modeling:
             let waiting = counts.modeling == 1 ? "1 response" : "\(counts.modeling) responses"
