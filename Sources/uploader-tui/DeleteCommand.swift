@@ -89,7 +89,7 @@ struct DeleteCommand: ParsableCommand {
                 environment: ProcessInfo.processInfo.environment)
         // As an upload's: a 401 has the token command or refresh URL fetch a new token, and the key is asked again.
         let tokens = TokenStore(
-            initial: bearer, provider: tokenSource.map { source in tokenProvider(source, engine: engine) },
+            initial: bearer, provider: tokenSource?.provider(headers: [], transport: engine),
             secrets: options.proxyCredentials)
         let transport = AuthorizingTransport(engine, tokens: tokens)
         for (key, request) in requests {
@@ -171,19 +171,7 @@ struct DeleteCommand: ParsableCommand {
     /// Where a new token comes from after a 401, for http(s) stores.
     private func tokenSource() throws -> TokenSource? {
         guard !from.lowercased().hasPrefix("s3://") else { return nil }
-        switch (tokenCommand, refreshURL) {
-        case (let command?, nil): return .command(command)
-        case (nil, let url?): return .refreshURL(try UploadCommand.validate(url: url, option: "--refresh-url"))
-        case (nil, nil): return nil
-        default: throw UsageError(description: "use only one of --token-command and --refresh-url")
-        }
-    }
-
-    private func tokenProvider(_ source: TokenSource, engine: CurlEngine) -> any TokenProvider {
-        switch source {
-        case .command(let command): CommandTokenProvider(command: command)
-        case .refreshURL(let url): RefreshURLTokenProvider(url: url, headers: [], transport: engine)
-        }
+        return try TokenSource.from(command: tokenCommand, refreshURL: refreshURL)
     }
 
     /// - Parameter carriesToken: A token source fetches the first token when there is none yet.

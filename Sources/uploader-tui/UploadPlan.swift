@@ -79,6 +79,24 @@ struct CheckedOptions {
 enum TokenSource {
     case command(String)
     case refreshURL(String)
+
+    /// `--token-command` or `--refresh-url`, at most one of them; nil for neither.
+    static func from(command: String?, refreshURL: String?) throws -> TokenSource? {
+        switch (command, refreshURL) {
+        case (let command?, nil): .command(command)
+        case (nil, let url?): .refreshURL(try UploadCommand.validate(url: url, option: "--refresh-url"))
+        case (nil, nil): nil
+        default: throw UsageError(description: "use only one of --token-command and --refresh-url")
+        }
+    }
+
+    /// What fetches a new token: the command, or a POST to the URL with `headers` through `transport`.
+    func provider(headers: [HTTPHeader], transport: CurlEngine) -> any TokenProvider {
+        switch self {
+        case .command(let command): CommandTokenProvider(command: command)
+        case .refreshURL(let url): RefreshURLTokenProvider(url: url, headers: headers, transport: transport)
+        }
+    }
 }
 
 extension UploadCommand {
@@ -144,13 +162,7 @@ extension UploadCommand {
         if let bearer, bearer.contains(where: { $0.isNewline }) {
             throw UsageError(description: "the token holds a line break")
         }
-        let tokenSource: TokenSource?
-        switch (tokenCommand, refreshURL) {
-        case (let command?, nil): tokenSource = .command(command)
-        case (nil, let url?): tokenSource = .refreshURL(try Self.validate(url: url, option: "--refresh-url"))
-        case (nil, nil): tokenSource = nil
-        default: throw UsageError(description: "use only one of --token-command and --refresh-url")
-        }
+        let tokenSource = try TokenSource.from(command: tokenCommand, refreshURL: refreshURL)
         // With a token source and no token yet, the first request fetches one; "" marks requests that carry it.
         let carried = bearer ?? (tokenSource == nil ? nil : "")
         guard stallTimeout >= 0, stallTimeout.isFinite else {

@@ -43,7 +43,8 @@ struct UploadRun {
         }
         let journal = try prepared.map(begin)
         let tokens = TokenStore(
-            initial: plan.initialToken, provider: tokenProvider(engine), secrets: plan.engineOptions.proxyCredentials)
+            initial: plan.initialToken, provider: plan.tokenSource?.provider(headers: plan.headers, transport: engine),
+            secrets: plan.engineOptions.proxyCredentials)
         let transport = AuthorizingTransport(engine, tokens: tokens)
         let planner: any RequestPlanner
         switch plan.destinationKind {
@@ -208,14 +209,6 @@ struct UploadRun {
             return try journal.begin(destination: plan.destination, arguments: plan.source + " -> " + plan.destination)
         } catch {
             throw UsageError(description: error.description)
-        }
-    }
-
-    private func tokenProvider(_ engine: CurlEngine) -> (any TokenProvider)? {
-        switch plan.tokenSource {
-        case .command(let command): CommandTokenProvider(command: command)
-        case .refreshURL(let url): RefreshURLTokenProvider(url: url, headers: plan.headers, transport: engine)
-        case nil: nil
         }
     }
 
