@@ -66,6 +66,10 @@ struct UploadRun {
             done.files = Set(prior.filter { $0.value == .done }.keys)
             let ids = done.files.sorted()
             done.results = journal.earlierResults(of: ids.map { items[$0] }, destinations: ids.map { destinations[$0] })
+            // A stored copy found wrong before: sent under the key its renewal makes, not the spent one.
+            for (id, renewal) in journal.keyRenewals(of: items, destinations: destinations) {
+                items[id].keyRenewal = renewal
+            }
         }
         let preparer = plan.imageOptions.changesNothing ? nil : VipsImagePreparer()
         if let preparer { ProcessExit.atExit { preparer.removeTemporaryFolder() } }

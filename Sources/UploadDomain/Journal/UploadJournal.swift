@@ -5,12 +5,20 @@
 public protocol UploadJournal: Sendable {
     /// What earlier runs left for these files at their destinations (absent: never seen, or changed since).
     func priorOutcomes(of items: [UploadItem], destinations: [String]) -> [Int: JournalEntry.PriorOutcome]
+    /// The `keyRenewal` earlier runs left for these files at their destinations, where it is not 0: a file whose
+    /// stored copy was found wrong is sent under a fresh key until it is done, by every run after.
+    func keyRenewals(of items: [UploadItem], destinations: [String]) -> [Int: Int]
     /// Notes one file's change of phase.
     func record(_ entry: JournalEntry)
     /// Writes everything recorded so far and returns once it is on disk.
     func flush()
     /// Ends the run: writes its counts and releases the journal.
     func close(counts: PhaseCounts)
+}
+
+extension UploadJournal {
+    /// A journal that keeps no renewals has none to give.
+    public func keyRenewals(of items: [UploadItem], destinations: [String]) -> [Int: Int] { [:] }
 }
 
 /// One file's change, as the journal stores it.

@@ -60,7 +60,8 @@ public actor UploadSession {
     }
 
     private struct FileState {
-        let item: UploadItem
+        /// The file as scanned; its `keyRenewal` grows when `--verify` finds its stored copy wrong.
+        var item: UploadItem
         let destination: String
         /// The destination with the image options that change the bytes: how the journal keys the file.
         let journalDestination: String
@@ -121,7 +122,7 @@ public actor UploadSession {
             return UploadItem(
                 id: item.id, path: prepared.path, relativePath: prepared.remoteName, size: prepared.size,
                 modified: prepared.modified, contentType: prepared.contentType, sniffedType: prepared.contentType,
-                preparedFrom: origin)
+                preparedFrom: origin, keyRenewal: item.keyRenewal)
         }
 
         /// Whether an error's `file` is this file, by its own name or the name it is sent under.
@@ -578,6 +579,7 @@ public actor UploadSession {
                     apply(files[id].machine.succeeded(), to: id)
                 case .failed(let error):
                     unverifiable = unverifiable || error.code == .verifyUnavailable
+                    if error.code == .verifyMismatch { renewKey(id) }
                     finishFailed(id, error: error.forFile(file))
                 }
             }
@@ -728,6 +730,15 @@ public actor UploadSession {
             if first { queue.insert(id, at: queueHead) } else { queue.append(id) }
             pump()
         }
+    }
+
+    /// Gives `id` a fresh `Idempotency-Key` for whatever sends it next (`r`, `R`, a rerun, which reads it from the
+    /// journal's failed record): a server that honours the old key answers with the wrong copy it stored, or refuses
+    /// the key for a request it no longer matches (422).
+    private func renewKey(_ id: Int) {
+        files[id].item.keyRenewal += 1
+        let item = files[id].item
+        files[id].curlCommand = LazyText { [planner] in planner.curlCommand(for: item) }
     }
 
     /// Cancels every file not done after `id` failed, each saying so: `R` or `--retry-failed` sends them once the
