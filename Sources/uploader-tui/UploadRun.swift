@@ -9,7 +9,7 @@ import UploaderTUI
 
 /// Runs a plan: the session on the libcurl engine, with the headless reporter or the screen in front.
 struct UploadRun {
-    let plan: UploadPlan
+    var plan: UploadPlan
 
     /// Runs the batch to its end, reports it and closes the journal.
     ///
@@ -71,6 +71,12 @@ struct UploadRun {
                 items[id].keyRenewal = renewal
             }
         }
+        // Uploads kept for files this run does not send: aborted when their file is gone, else counted. Said with the
+        // plan's notes, by a run that carries them.
+        var noted = self
+        if let s3 = planner as? S3Planner {
+            noted.plan.notes += await s3.settleKeptUploads(sending: items, via: transport)
+        }
         let preparer = plan.imageOptions.changesNothing ? nil : VipsImagePreparer()
         if let preparer { ProcessExit.atExit { preparer.removeTemporaryFolder() } }
         let session = UploadSession(
@@ -120,10 +126,10 @@ struct UploadRun {
         var served: ServedRun?
         var saidFailure: String?
         if let id = plan.service {
-            served = try await serve(
+            served = try await noted.serve(
                 session, id: id, interrupts: interrupts, total: items.count, skipping: done, whenIdle: whenIdle)
         } else if plan.headless {
-            saidFailure = await runHeadless(
+            saidFailure = await noted.runHeadless(
                 session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
                 interrupts: interrupts, journal: journal)
         } else {
@@ -141,7 +147,7 @@ struct UploadRun {
             }
             await session.start(skipping: done.files, earlierResults: done.results)
             let (notices, noticeSink) = AsyncStream.makeStream(of: String.self)
-            Task { [plan] in
+            Task { [plan = noted.plan] in
                 // As the run process shows them (UploadRun+Service): --insecure's among them.
                 for note in plan.notes { noticeSink.yield(note) }
                 if let note = await Self.locationNote(plan, skipping: done.files) { noticeSink.yield(note) }
@@ -170,7 +176,7 @@ struct UploadRun {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
                 fallback.reporter.withLock { $0 = reporter }
-                saidFailure = await runHeadless(
+                saidFailure = await noted.runHeadless(
                     session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
                     interrupts: interrupts, journal: journal, readsEvents: logged == nil)
                 await logged?.value

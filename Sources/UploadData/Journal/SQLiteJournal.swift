@@ -359,6 +359,21 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         }
     }
 
+    /// Every upload the journal keeps, oldest first.
+    public func keptUploads() -> [KeptUpload] {
+        writer.flush()
+        do {
+            return try queue.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT upload_id, path, key FROM multipart_uploads ORDER BY created_at, rowid"
+                ).map { KeptUpload(uploadID: $0[0], path: $0[1], key: $0[2]) }
+            }
+        } catch {
+            writer.noteFailure(JournalError.from(error, path: path))
+            return []
+        }
+    }
+
     /// Notes the upload's start, committed at once: it is what lets a later run continue instead of restarting.
     public func uploadBegan(
         _ uploadID: String, item: UploadItem, key: String, partSize: Int64, checksumAlgorithm: String?

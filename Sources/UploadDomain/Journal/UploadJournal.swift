@@ -108,4 +108,27 @@ public protocol MultipartCheckpoints: Sendable {
     func partFinished(uploadID: String, number: Int, part: FinishedPart)
     /// Forgets the upload once completed or aborted.
     func uploadEnded(_ uploadID: String)
+    /// Every upload kept for a later run, whichever file and key: a run sends some of their files, and must settle
+    /// the rest (`S3Planner.settleKeptUploads`).
+    func keptUploads() -> [KeptUpload]
+}
+
+extension MultipartCheckpoints {
+    /// Checkpoints that list nothing keep nothing to settle.
+    public func keptUploads() -> [KeptUpload] { [] }
+}
+
+/// An unfinished S3 multipart upload the journal keeps, with the file and key it was begun for.
+public struct KeptUpload: Sendable, Equatable {
+    public var uploadID: String
+    /// The file's absolute path.
+    public var path: String
+    /// The key it is noted under: the planner's journal destination.
+    public var key: String
+
+    public init(uploadID: String, path: String, key: String) {
+        self.uploadID = uploadID
+        self.path = path
+        self.key = key
+    }
 }
