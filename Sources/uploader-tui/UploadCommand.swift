@@ -144,8 +144,9 @@ struct UploadCommand: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Abort and retry a request whose answer has not begun this many seconds after its last byte (0: wait "
-                + "as long as the server takes).",
+            "Abort and retry a request whose answer has not begun this many seconds after its last byte, and wait no "
+                + "longer for a server still processing an earlier request under the same key (0: wait as long as the "
+                + "server takes).",
             valueName: "s"))
     var responseTimeout = 300.0
 

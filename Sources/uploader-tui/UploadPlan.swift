@@ -358,7 +358,10 @@ extension UploadCommand {
                 tokenOrigin: isS3
                     ? nil
                     : origins.tokenOrigin(
-                        token: token, tokenCommand: tokenCommand, refreshURL: refreshURL, environment: environment)),
+                        token: token, tokenCommand: tokenCommand, refreshURL: refreshURL, environment: environment),
+                // A server still processing the first request under a key is waited for as long as an answer is.
+                inProgressPatience: responseTimeout > 0
+                    ? .milliseconds(Int64(min(responseTimeout, 31_536_000) * 1000)) : nil),
             engineOptions: engineOptions,
             headless: headless, quiet: quiet, json: json, exitWhenDone: exitWhenDone, journal: journalOpening,
             retryFailed: retryFailed, tokenSource: tokenSource, initialToken: bearer, headers: headers,

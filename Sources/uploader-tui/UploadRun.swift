@@ -9,7 +9,7 @@ import UploaderTUI
 
 /// Runs a plan: the session on the libcurl engine, with the headless reporter or the screen in front.
 struct UploadRun {
-    let plan: UploadPlan
+    var plan: UploadPlan
 
     /// Runs the batch to its end, reports it and closes the journal.
     ///
@@ -67,6 +67,16 @@ struct UploadRun {
             done.files = Set(prior.filter { $0.value == .done }.keys)
             let ids = done.files.sorted()
             done.results = journal.earlierResults(of: ids.map { items[$0] }, destinations: ids.map { destinations[$0] })
+            // A stored copy found wrong before: sent under the key its renewal makes, not the spent one.
+            for (id, renewal) in journal.keyRenewals(of: items, destinations: destinations) {
+                items[id].keyRenewal = renewal
+            }
+        }
+        // Uploads kept for files this run does not send: aborted when their file is gone, else counted. Said with the
+        // plan's notes, by a run that carries them.
+        var noted = self
+        if let s3 = planner as? S3Planner {
+            noted.plan.notes += await s3.settleKeptUploads(sending: items, via: transport)
         }
         let preparer = plan.imageOptions.changesNothing ? nil : VipsImagePreparer()
         if let preparer { ProcessExit.atExit { preparer.removeTemporaryFolder() } }
@@ -117,10 +127,10 @@ struct UploadRun {
         var served: ServedRun?
         var headlessEnd = HeadlessEnd()
         if let id = plan.service {
-            served = try await serve(
+            served = try await noted.serve(
                 session, id: id, interrupts: interrupts, total: items.count, skipping: done, whenIdle: whenIdle)
         } else if plan.headless {
-            headlessEnd = await runHeadless(
+            headlessEnd = await noted.runHeadless(
                 session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
                 interrupts: interrupts, journal: journal)
         } else {
@@ -138,7 +148,7 @@ struct UploadRun {
             }
             await session.start(skipping: done.files, earlierResults: done.results)
             let (notices, noticeSink) = AsyncStream.makeStream(of: String.self)
-            Task { [plan] in
+            Task { [plan = noted.plan] in
                 // As the run process shows them (UploadRun+Service): --insecure's among them.
                 for note in plan.notes { noticeSink.yield(note) }
                 if let note = await Self.locationNote(plan, skipping: done.files) { noticeSink.yield(note) }
@@ -167,7 +177,7 @@ struct UploadRun {
                 // No usable terminal: say so once, then carry on headless with the same session.
                 FileHandle.standardError.write(Data("uploader-tui: \(error)\n".utf8))
                 fallback.reporter.withLock { $0 = reporter }
-                headlessEnd = await runHeadless(
+                headlessEnd = await noted.runHeadless(
                     session, reporter: reporter, total: items.count, skipping: done, whenIdle: whenIdle,
                     interrupts: interrupts, journal: journal, readsEvents: logged == nil)
                 await logged?.value
@@ -212,10 +222,6 @@ struct UploadRun {
         }
     }
 
-    /// Runs the batch of `total` files with the headless reporter; `whenIdle` gets the final counts as soon as
-    /// nothing is left.
-    /// `readsEvents` false: another loop already reads the session's events and hands them to `reporter`.
-    /// - Returns: The journal's failure said with the summary, if any.
     /// What a headless run said before its summary.
     struct HeadlessEnd {
         /// The journal's failure, said with the summary.
@@ -224,6 +230,10 @@ struct UploadRun {
         var wroteResults: Bool?
     }
 
+    /// Runs the batch of `total` files with the headless reporter; `whenIdle` gets the final counts as soon as
+    /// nothing is left.
+    /// `readsEvents` false: another loop already reads the session's events and hands them to `reporter`.
+    /// - Returns: The journal's failure said with the summary, if any, and whether the results file was written.
     @discardableResult
     private func runHeadless(
         _ session: UploadSession, reporter: HeadlessReporter, total: Int, skipping done: EarlierRuns,

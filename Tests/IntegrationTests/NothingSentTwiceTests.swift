@@ -83,6 +83,31 @@ struct NothingSentTwiceTests {
         await server.stop()
     }
 
+    @Test("a rerun while the server still processes the interrupted requests waits them out, spending no retries")
+    func rerunWaitsForKeyInProgress() async throws {
+        // Far longer than the one retry's Retry-After: 1 the rerun is allowed.
+        let server = try await ServerFixture.start { $0.modelingDelay = 6 }
+        let folder = try TestFolder("in-progress")
+        for i in 0..<2 { try folder.write("w-\(i).jpg", size: 5_000, seed: UInt64(i), prefix: Magic.jpeg) }
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/ip/images"), "--json", "--journal",
+            folder.path + ".journal.sqlite", "--retries", "1",
+        ]
+        let child = try ChildProcess.start(binary, arguments + ["--grace", "0"])
+        try await waitUntil("both files stored") { await server.server.statistics.filesStored >= 2 }
+        child.signal(SIGINT)
+        #expect(await child.wait().status == 130)
+
+        let rerun = try await ChildProcess.run(binary, arguments)
+        #expect(rerun.status == 0, "\(rerun.standardError)")
+        let stats = await server.server.statistics
+        #expect(stats.idempotencyConflicts >= 2, "the rerun met the first requests still in progress")
+        #expect(stats.idempotentReplays == 2)
+        #expect(stats.storedByPath.count == 2)
+        #expect(stats.storedByPath.values.allSatisfy { $0 == 1 }, "\(stats.storedByPath)")
+        await server.stop()
+    }
+
     @Test("the same file to the same place carries the same key: a rerun is answered, not stored; a changed file is")
     func idempotencyKeyAcrossRuns() async throws {
         let server = try await ServerFixture.start()

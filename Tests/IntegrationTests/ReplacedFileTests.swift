@@ -91,6 +91,31 @@ struct ReplacedFileTests {
         #expect(error.contains("file changed while uploading: size 2000000 became"), "\(failed)")
     }
 
+    @Test(
+        "a file that grows while it is sent is stopped before its last byte: the server keeps nothing under its name",
+        arguments: ["put", "form"])
+    func grownWhileSent(_ kind: String) async throws {
+        let server = try await ServerFixture.start()
+        let folder = try TestFolder("swap-grow-" + kind)
+        let path = try folder.write("big.jpg", size: 3_000_000, seed: 4, prefix: Magic.jpeg)
+        let destination =
+            kind == "put" ? ["--put", server.url("/files/swap/")] : ["--to", server.url("/datasets/swap/images")]
+        let outcome = try await run(folder, to: server, destination: destination) {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(repeating: 9, count: 1_000))
+            try handle.close()
+        }
+        #expect(outcome.status == 1, "\(outcome.standardError)")
+        let failed = try #require(try events(outcome.standardOutput, "failed").first)
+        let error = failed["error"] as? String ?? ""
+        #expect(error.contains("file changed while uploading: size 3000000 became 3001000"), "\(failed)")
+        let stored = kind == "put" ? "files/swap/big.jpg" : "datasets/swap/big.jpg"
+        #expect(!FileManager.default.fileExists(atPath: server.stored(stored)), "a file called failed is not there")
+        #expect(await server.server.statistics.filesStored == 0)
+        await server.stop()
+    }
+
     @Test("a file of the same size and time moved over the one being sent fails it: the old bytes went out")
     func replacedAlikeWhilePut() async throws {
         let server = try await ServerFixture.start()

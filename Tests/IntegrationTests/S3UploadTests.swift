@@ -197,6 +197,40 @@ struct S3UploadTests {
             try await journalQuery(folder.path + ".journal.sqlite", "SELECT count(*) FROM multipart_uploads") == ["0"])
     }
 
+    @Test("an upload kept for a file not in the run is counted once; once its file is gone, it is aborted and said")
+    func keptUploadOfAbsentFile() async throws {
+        let moto = try await MotoFixture.start()
+        _ = try await moto.tool("mb", "gone")
+        let folder = try TestFolder("s3gone")
+        let path = try folder.writeLarge("slow.bin", size: 24 << 20, seed: 5)
+        let other = try folder.write("other.jpg", size: 9_000, seed: 6, prefix: Magic.jpeg)
+        let journal = ["--journal", folder.path + ".journal.sqlite"]
+        try await interrupt(path, to: "gone", on: moto, extra: journal)
+        #expect(try await moto.tool("uploads", "gone") == "[\"slow.bin\"]")
+        let rerun = [other, "--to", "s3://gone/", "--endpoint-url", moto.endpoint, "--no-tui"] + journal
+
+        let elsewhere = try await ChildProcess.run(binary, rerun, environment: MotoFixture.environment)
+        #expect(elsewhere.status == 0, "\(elsewhere.standardError)")
+        #expect(
+            elsewhere.standardError.contains(
+                "note: 1 multipart upload is kept for a file not in this run: a run that sends it continues it"),
+            "\(elsewhere.standardError)")
+        #expect(try await moto.tool("uploads", "gone") == "[\"slow.bin\"]")
+
+        try FileManager.default.removeItem(atPath: path)
+        let after = try await ChildProcess.run(binary, rerun, environment: MotoFixture.environment)
+        #expect(after.status == 0, "\(after.standardError)")
+        let lines = after.standardError.split(separator: "\n").filter { $0.contains("multipart upload") }
+        #expect(lines.count == 1, "\(after.standardError)")
+        #expect(
+            lines.first?.hasSuffix("slow.bin: the file is gone, so it can never be continued") == true,
+            "\(after.standardError)")
+        #expect(lines.first?.hasPrefix("note: aborted the multipart upload kept for ") == true)
+        #expect(try await moto.tool("uploads", "gone") == "[]")
+        #expect(
+            try await journalQuery(folder.path + ".journal.sqlite", "SELECT count(*) FROM multipart_uploads") == ["0"])
+    }
+
     /// What a rerun of a killed multipart upload does differently.
     enum Rerun: String, CaseIterable, CustomTestStringConvertible {
         case same, otherPartSize, otherChecksumAlgorithm, changedFile, rewrittenWithItsTimes

@@ -77,6 +77,42 @@ struct VerifyTests {
         await server.stop()
     }
 
+    @Test("a file whose stored copy was wrong goes again under a fresh key: reruns store it, and none meets a 422")
+    func mismatchCuredByRerun() async throws {
+        let server = try await ServerFixture.start {
+            $0.corruptRate = 0.3
+            $0.seed = 3
+        }
+        let folder = try files("verify-rerun", count: 6)
+        let arguments = [
+            folder.path, "--to", server.url("/datasets/v1/images"), "--verify", "--json", "--journal",
+            folder.path + ".journal.sqlite",
+        ]
+        let first = try await ChildProcess.run(binary, arguments)
+        #expect(first.status == 1, "\(first.standardError)")
+        let mismatched = try ndjson(first.standardOutput).filter { $0["event"] as? String == "failed" }
+        #expect(!mismatched.isEmpty)
+        // Each rerun sends what is left; the server goes on spoiling a share of what it stores, so it may take more.
+        var runs = 0
+        var status = first.status
+        while status != 0, runs < 5 {
+            runs += 1
+            let rerun = try await ChildProcess.run(binary, arguments)
+            status = rerun.status
+            for event in try ndjson(rerun.standardOutput) where event["event"] as? String == "failed" {
+                let error = event["error"] as? String ?? ""
+                #expect(error.contains("stored copy differs"), "run \(runs + 1): \(error)")
+            }
+        }
+        #expect(status == 0)
+        #expect(await server.server.statistics.idempotencyMismatches == 0)
+        for i in 0..<6 {
+            let stored = try sha256(ofFile: server.stored("datasets/v1/f\(i).jpg"))
+            #expect(stored == (try sha256(ofFile: folder.path + "/f\(i).jpg")), "f\(i).jpg")
+        }
+        await server.stop()
+    }
+
     @Test("presigned uploads are verified by the ETag their PUT's answer names; a spoilt object fails")
     func presignVerified() async throws {
         let server = try await ServerFixture.start { $0.token = "tok" }

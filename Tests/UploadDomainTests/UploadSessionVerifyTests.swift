@@ -30,6 +30,16 @@ final class ScriptedVerifyPlanner: RequestPlanner {
     }
 }
 
+/// A journal that keeps what it is told, for the test to read.
+final class RecordingJournal: UploadJournal {
+    let entries = Mutex<[JournalEntry]>([])
+
+    func priorOutcomes(of items: [UploadItem], destinations: [String]) -> [Int: JournalEntry.PriorOutcome] { [:] }
+    func record(_ entry: JournalEntry) { entries.withLock { $0.append(entry) } }
+    func flush() {}
+    func close(counts: PhaseCounts) {}
+}
+
 @Suite("UploadSession with --verify")
 struct UploadSessionVerifyTests {
     func finish(_ session: UploadSession, _ transport: InMemoryTransport, requests: Int) async {
@@ -75,6 +85,39 @@ struct UploadSessionVerifyTests {
         await session.waitUntilIdle()
         let counts = await session.snapshot().progress.counts
         #expect(counts.failed == 1 && counts.verified == 0 && counts.done == 0)
+    }
+
+    @Test("a mismatch renews the file's key: r sends it under a fresh one, and the journal's failure records it")
+    func mismatchRenewsKey() async throws {
+        let transport = InMemoryTransport()
+        let mismatch = Verification.compare(kind: "sha256", sent: "aa", stored: "bb", file: "f0.jpg")
+        let journal = RecordingJournal()
+        let session = UploadSession(
+            items: items([10, 10]), planner: ScriptedVerifyPlanner(["f0.jpg": mismatch]), transport: transport,
+            configuration: .init(concurrency: 1, verify: true), journal: journal)
+        var started = transport.started.makeAsyncIterator()
+        await session.start()
+        for _ in 0..<2 {
+            let request = try #require(await started.next())
+            #expect(request.request.files.allSatisfy { $0.keyRenewal == 0 })
+            request.reply(.success(TransferResponse(status: 201, body: "ok")))
+        }
+        await session.waitUntilIdle()
+        let failed = try #require(journal.entries.withLock { $0 }.last { $0.item.id == 0 })
+        guard case .failed(let error) = failed.outcome else {
+            Issue.record("recorded \(failed.outcome)")
+            return
+        }
+        #expect(error.code == .verifyMismatch)
+        #expect(failed.item.keyRenewal == 1, "the rerun reads it from here")
+        // The file verified is left as it was: its key repeats.
+        #expect(journal.entries.withLock { $0 }.filter { $0.item.id == 1 }.allSatisfy { $0.item.keyRenewal == 0 })
+
+        await session.handle(.retry(fileID: 0))
+        let again = try #require(await started.next())
+        #expect(again.request.files.map(\.keyRenewal) == [1])
+        again.reply(.success(TransferResponse(status: 201, body: "ok")))
+        await session.waitUntilIdle()
     }
 
     @Test("a server that cannot report what it stored fails that file and cancels the rest")

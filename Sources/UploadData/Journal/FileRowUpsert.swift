@@ -8,8 +8,8 @@ import GRDB
 struct FileRowUpsert {
     static let sql = """
         INSERT INTO files (path, destination, size, mtime, phase, attempts, http_status, response,
-            media_id, location, error, run_id, updated_at, content_hash, verified, name)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            media_id, location, error, run_id, updated_at, content_hash, verified, name, key_renewal)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (path, destination) DO UPDATE SET
             content_hash = CASE
                 WHEN excluded.content_hash IS NOT NULL THEN excluded.content_hash
@@ -18,7 +18,7 @@ struct FileRowUpsert {
             attempts = excluded.attempts, http_status = excluded.http_status, response = excluded.response,
             media_id = excluded.media_id, location = excluded.location, etag = NULL,
             error = excluded.error, run_id = excluded.run_id, updated_at = excluded.updated_at,
-            verified = excluded.verified, name = excluded.name
+            verified = excluded.verified, name = excluded.name, key_renewal = excluded.key_renewal
         """
 
     /// One column's value.

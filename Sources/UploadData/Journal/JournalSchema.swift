@@ -85,6 +85,11 @@ enum JournalSchema {
             // by it, so the same file sent from another folder is another upload. NULL for rows written before.
             try db.execute(sql: "ALTER TABLE files ADD COLUMN name TEXT")
         }
+        migrator.registerMigration("files.key_renewal", foreignKeyChecks: .immediate) { db in
+            // How many times `--verify` found the stored copy wrong (`UploadItem.keyRenewal`): the rerun sends the
+            // file under the key that count makes, not the one whose answer is the wrong copy. NULL for 0.
+            try db.execute(sql: "ALTER TABLE files ADD COLUMN key_renewal INTEGER")
+        }
         return migrator
     }
 

@@ -255,6 +255,7 @@ final class JournalWriter: Sendable {
             .text(phase), .integer(Int64(entry.attempt)), .integer(status.map(Int64.init)), .text(response),
             .text(mediaID), .text(location), .text(error), .integer(runID), .real(time), .text(contentHash),
             .text(verified), .text(entry.item.relativePath),
+            .integer(entry.item.keyRenewal > 0 ? Int64(entry.item.keyRenewal) : nil),
         ])
     }
 

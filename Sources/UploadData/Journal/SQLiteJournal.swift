@@ -147,6 +147,25 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
         return outcomes
     }
 
+    /// How many times earlier runs found each file's stored copy wrong, for those where it happened: what keeps a
+    /// rerun from sending it under the key whose answer is that copy.
+    public func keyRenewals(of items: [UploadItem], destinations: [String]) -> [Int: Int] {
+        if created, !recordedFiles.load(ordering: .acquiring) { return [:] }
+        var renewals: [Int: Int] = [:]
+        do {
+            try Self.forEachRow(
+                of: items, destinations: destinations, in: queue, phases: "'done', 'failed', 'cancelled', 'started'",
+                columns: "files.key_renewal"
+            ) { item, row in
+                let renewal: Int? = row[3]
+                if let renewal, renewal > 0 { renewals[item.id] = renewal }
+            }
+        } catch {
+            writer.noteFailure(JournalError.from(error, path: path))
+        }
+        return renewals
+    }
+
     /// What the server answered the files an earlier run uploaded (those `priorOutcomes` says are done), so a
     /// rerun reports their media IDs and locations with their skip.
     public func earlierResults(of items: [UploadItem], destinations: [String]) -> [Int: UploadResult] {
@@ -333,6 +352,21 @@ public final class SQLiteJournal: UploadJournal, MultipartCheckpoints, Sendable 
                         uploadID: uploadID, size: upload[1], modified: upload[2], partSize: upload[3],
                         checksumAlgorithm: upload[4], parts: parts)
                 }
+            }
+        } catch {
+            writer.noteFailure(JournalError.from(error, path: path))
+            return []
+        }
+    }
+
+    /// Every upload the journal keeps, oldest first.
+    public func keptUploads() -> [KeptUpload] {
+        writer.flush()
+        do {
+            return try queue.read { db in
+                try Row.fetchAll(
+                    db, sql: "SELECT upload_id, path, key FROM multipart_uploads ORDER BY created_at, rowid"
+                ).map { KeptUpload(uploadID: $0[0], path: $0[1], key: $0[2]) }
             }
         } catch {
             writer.noteFailure(JournalError.from(error, path: path))

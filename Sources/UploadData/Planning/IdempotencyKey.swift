@@ -9,8 +9,9 @@ import UploadDomain
 /// The value comes from the files' identity as the journal keeps it (absolute path, size, modification time; for a
 /// prepared image, its original's and the preparation's options), the request's URL and, for a form, its fields and
 /// file field: the same across retries, reruns and a resume, different for a changed file, another destination or
-/// another form (a server refuses a key it saw with another body: 422 until the key expires). Nothing of the file's
-/// content is read for it: the content hash is made while the body is sent.
+/// another form (a server refuses a key it saw with another body: 422 until the key expires), and new once `--verify`
+/// found the stored copy wrong (`UploadItem.keyRenewal`). Nothing of the file's content is read for it: the content
+/// hash is made while the body is sent.
 public enum IdempotencyKey {
     /// The header's name.
     public static let headerName = "Idempotency-Key"
@@ -42,6 +43,11 @@ public enum IdempotencyKey {
             if let name, !name.utf8.elementsEqual(lastComponent(of: item.path)) {
                 text += "\0name\0".utf8
                 text += name.utf8
+            }
+            // A stored copy found wrong: the old key's answer is that copy. Absent until then: keys stay as they were.
+            if item.keyRenewal > 0 {
+                text += "\0renewal\0".utf8
+                text += String(item.keyRenewal).utf8
             }
             text.append(UInt8(ascii: "\n"))
         }

@@ -33,8 +33,9 @@ public struct UploadError: Error, Sendable, Equatable {
         /// TLS refused: a certificate not trusted, a client certificate missing or refused, a failed handshake.
         /// Another attempt would meet the same certificates, so it is not retried.
         case tlsFailed
-        /// `--verify` read back a different digest than the bytes sent: the stored copy is wrong. Not retried:
-        /// a server that honours the request's Idempotency-Key would answer a repeat with the same copy.
+        /// `--verify` read back a different digest than the bytes sent: the stored copy is wrong. Not retried on its
+        /// own; `r`, `R` or a rerun sends it again under a fresh Idempotency-Key (`UploadItem.keyRenewal`), as a
+        /// server that honours the old one would answer with the same copy.
         case verifyMismatch
         /// `--verify` cannot learn what the server stored (no digest in its answer, no ETag, no read access).
         case verifyUnavailable

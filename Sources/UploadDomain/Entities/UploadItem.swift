@@ -26,12 +26,16 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
     /// For a prepared copy, the scanned file it was made from and how: its `Idempotency-Key` comes from these, so
     /// it repeats on a retry and a rerun, as a file sent as it is does. Nil for a file sent as scanned.
     public let preparedFrom: PreparedOrigin?
+    /// How many times a stored copy of this file was found wrong (`--verify`). Each time it goes under a fresh
+    /// `Idempotency-Key`: the server's answer to the old one is the wrong copy, or a refusal of other bytes.
+    public var keyRenewal: Int
 
     /// Creates an item.
     public init(
         id: Int, path: String, relativePath: String, size: Int64, modified: Double, contentType: String,
         unreadableReason: String? = nil, skipReason: String? = nil, sniffedType: String? = nil,
-        identity: FileIdentity? = nil, preparedFrom: PreparedOrigin? = nil, isFolder: Bool = false
+        identity: FileIdentity? = nil, preparedFrom: PreparedOrigin? = nil, isFolder: Bool = false,
+        keyRenewal: Int = 0
     ) {
         self.id = id
         self.path = path
@@ -45,6 +49,7 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
         self.identity = identity
         self.preparedFrom = preparedFrom
         self.isFolder = isFolder
+        self.keyRenewal = keyRenewal
     }
 
     /// What an item the scan could not read fails with, without a request: `cannot read file`, or `cannot list
@@ -60,7 +65,7 @@ public struct UploadItem: Sendable, Hashable, Identifiable {
         UploadItem(
             id: id, path: path, relativePath: relativePath, size: size, modified: modified, contentType: contentType,
             unreadableReason: unreadableReason, skipReason: reason, sniffedType: sniffedType, identity: identity,
-            preparedFrom: preparedFrom, isFolder: isFolder)
+            preparedFrom: preparedFrom, isFolder: isFolder, keyRenewal: keyRenewal)
     }
 }
 
@@ -72,7 +77,7 @@ extension UploadItem {
                 id: index, path: item.path, relativePath: item.relativePath, size: item.size, modified: item.modified,
                 contentType: item.contentType, unreadableReason: item.unreadableReason,
                 skipReason: item.skipReason, sniffedType: item.sniffedType, identity: item.identity,
-                preparedFrom: item.preparedFrom, isFolder: item.isFolder)
+                preparedFrom: item.preparedFrom, isFolder: item.isFolder, keyRenewal: item.keyRenewal)
         }
     }
 }

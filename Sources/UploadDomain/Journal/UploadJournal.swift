@@ -5,12 +5,20 @@
 public protocol UploadJournal: Sendable {
     /// What earlier runs left for these files at their destinations (absent: never seen, or changed since).
     func priorOutcomes(of items: [UploadItem], destinations: [String]) -> [Int: JournalEntry.PriorOutcome]
+    /// The `keyRenewal` earlier runs left for these files at their destinations, where it is not 0: a file whose
+    /// stored copy was found wrong is sent under a fresh key until it is done, by every run after.
+    func keyRenewals(of items: [UploadItem], destinations: [String]) -> [Int: Int]
     /// Notes one file's change of phase.
     func record(_ entry: JournalEntry)
     /// Writes everything recorded so far and returns once it is on disk.
     func flush()
     /// Ends the run: writes its counts and releases the journal.
     func close(counts: PhaseCounts)
+}
+
+extension UploadJournal {
+    /// A journal that keeps no renewals has none to give.
+    public func keyRenewals(of items: [UploadItem], destinations: [String]) -> [Int: Int] { [:] }
 }
 
 /// One file's change, as the journal stores it.
@@ -100,4 +108,27 @@ public protocol MultipartCheckpoints: Sendable {
     func partFinished(uploadID: String, number: Int, part: FinishedPart)
     /// Forgets the upload once completed or aborted.
     func uploadEnded(_ uploadID: String)
+    /// Every upload kept for a later run, whichever file and key: a run sends some of their files, and must settle
+    /// the rest (`S3Planner.settleKeptUploads`).
+    func keptUploads() -> [KeptUpload]
+}
+
+extension MultipartCheckpoints {
+    /// Checkpoints that list nothing keep nothing to settle.
+    public func keptUploads() -> [KeptUpload] { [] }
+}
+
+/// An unfinished S3 multipart upload the journal keeps, with the file and key it was begun for.
+public struct KeptUpload: Sendable, Equatable {
+    public var uploadID: String
+    /// The file's absolute path.
+    public var path: String
+    /// The key it is noted under: the planner's journal destination.
+    public var key: String
+
+    public init(uploadID: String, path: String, key: String) {
+        self.uploadID = uploadID
+        self.path = path
+        self.key = key
+    }
 }

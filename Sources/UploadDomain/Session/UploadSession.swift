@@ -27,6 +27,10 @@ public actor UploadSession {
         /// The largest file the destination takes (`--max-size`) and the option as given: a prepared image, whose
         /// size the rules could not check before, larger than this fails instead of being sent.
         public var maxPreparedSize: (bytes: Int64, option: String)?
+        /// How long a file waits for a server still processing an earlier request under its `Idempotency-Key`
+        /// (409 with `Retry-After`), as long as its processing may take (`--response-timeout`); nil: as long as the
+        /// server says it is at it. Those waits spend none of the file's retries.
+        public var inProgressPatience: Duration?
 
         /// Why a prepared image of `size` bytes is not sent, or nil when `--max-size` allows it.
         public func preparedSizeError(_ size: Int64, file: String) -> UploadError? {
@@ -42,8 +46,9 @@ public actor UploadSession {
             tokenRefreshes: Int = 0, grace: Duration = .seconds(10), imageOptions: ImageOptions = ImageOptions(),
             preparingWorkers: Int = 2, bandwidthLimit: Int64? = nil, verify: Bool = false,
             autoConcurrency: Bool = false, maxPreparedSize: (bytes: Int64, option: String)? = nil,
-            tokenOrigin: String? = nil
+            tokenOrigin: String? = nil, inProgressPatience: Duration? = .seconds(300)
         ) {
+            self.inProgressPatience = inProgressPatience
             self.tokenOrigin = tokenOrigin
             self.autoConcurrency = autoConcurrency
             self.maxPreparedSize = maxPreparedSize
@@ -60,7 +65,8 @@ public actor UploadSession {
     }
 
     private struct FileState {
-        let item: UploadItem
+        /// The file as scanned; its `keyRenewal` grows when `--verify` finds its stored copy wrong.
+        var item: UploadItem
         let destination: String
         /// The destination with the image options that change the bytes: how the journal keys the file.
         let journalDestination: String
@@ -91,6 +97,10 @@ public actor UploadSession {
         var stoppedBy: String?
         /// Tries that found the server gone: the outage's, not counted against the file's retries.
         var outageFailures = 0
+        /// Tries the server answered "still processing an earlier request under this key" (409 with `Retry-After`),
+        /// not counted against the file's retries either, and when the first of the current run of them came.
+        var inProgressWaits = 0
+        var inProgressSince: Duration?
         /// The prepared file while it may still be sent; removed once the file ends.
         var prepared: PreparedImage? {
             get { preparedBox?.value }
@@ -121,7 +131,7 @@ public actor UploadSession {
             return UploadItem(
                 id: item.id, path: prepared.path, relativePath: prepared.remoteName, size: prepared.size,
                 modified: prepared.modified, contentType: prepared.contentType, sniffedType: prepared.contentType,
-                preparedFrom: origin)
+                preparedFrom: origin, keyRenewal: item.keyRenewal)
         }
 
         /// Whether an error's `file` is this file, by its own name or the name it is sent under.
@@ -589,6 +599,7 @@ public actor UploadSession {
                     apply(files[id].machine.succeeded(), to: id)
                 case .failed(let error):
                     unverifiable = unverifiable || error.code == .verifyUnavailable
+                    if error.code == .verifyMismatch { renewKey(id) }
                     finishFailed(id, error: error.forFile(file))
                 }
             }
@@ -659,14 +670,21 @@ public actor UploadSession {
         var outlasted = false
         // Only a request that never reached the server is the outage's: one cut off mid-body (a reset, a crash on
         // this file) spends the file's own retries, or it would be tried for ever.
+        let inProgress = error.httpStatus == 409 && error.retryAfter != nil
         if error.code == .connectionFailed, !sentBytes, !final {
             delay = outageRetry(id, probed: probed)
             outlasted = delay == nil
+        } else if inProgress, !final {
+            delay = inProgressRetry(id, after: error)
         } else {
-            let attempt = files[id].machine.attempt - files[id].outageFailures
+            files[id].inProgressSince = nil
+            let attempt = files[id].machine.attempt - files[id].outageFailures - files[id].inProgressWaits
             delay = configuration.retryPolicy.delay(after: error, attempt: attempt, unit: random())
         }
-        if !final, let delay, error.retryAfter != nil || error.code == .connectionFailed { hold(for: delay) }
+        // The server's wait for one key is no reason to hold the files behind.
+        if !final, let delay, !inProgress, error.retryAfter != nil || error.code == .connectionFailed {
+            hold(for: delay)
+        }
         apply(files[id].machine.failed(retryAfter: final ? nil : delay), to: id)
         // A server gone for the outage's patience: the rest would wait as long.
         if outlasted, !stopping { stopBatch(after: id) }
@@ -741,6 +759,15 @@ public actor UploadSession {
         }
     }
 
+    /// Gives `id` a fresh `Idempotency-Key` for whatever sends it next (`r`, `R`, a rerun, which reads it from the
+    /// journal's failed record): a server that honours the old key answers with the wrong copy it stored, or refuses
+    /// the key for a request it no longer matches (422).
+    private func renewKey(_ id: Int) {
+        files[id].item.keyRenewal += 1
+        let item = files[id].item
+        files[id].curlCommand = LazyText { [planner] in planner.curlCommand(for: item) }
+    }
+
     /// Cancels every file not done after `id` failed, each saying so: `R` or `--retry-failed` sends them once the
     /// cause is mended.
     /// - Parameter everyFile: The failure would meet the other files too; false for `--fail-fast`'s stop.
@@ -804,6 +831,34 @@ public actor UploadSession {
         return delay
     }
 
+    /// The wait before `id` asks again after the server said it is still processing an earlier request under the
+    /// same `Idempotency-Key` (a rerun right after an interruption, the first request still being modelled): the
+    /// wait it asked for, at least the policy's shortest, spending none of the file's retries. Nil once the server
+    /// has been at it for `inProgressPatience`: then `id` fails saying so.
+    private func inProgressRetry(_ id: Int, after error: UploadError) -> Duration? {
+        let now = clock.now
+        let since = files[id].inProgressSince ?? now
+        files[id].inProgressSince = since
+        let asked = Duration.milliseconds(Int64(min(max(error.retryAfter ?? 0, 0), 300) * 1000))
+        let wait = max(asked, configuration.retryPolicy.baseDelay)
+        guard let patience = configuration.inProgressPatience else {
+            files[id].inProgressWaits += 1
+            return wait
+        }
+        let left = since + patience - now
+        guard left > .zero else {
+            let seconds = Int((now - since) / .seconds(1))
+            let cause = files[id].error?.cause.map { $0 + "; " } ?? ""
+            files[id].error?.cause =
+                cause + "the server was still processing an earlier request with this Idempotency-Key after "
+                + "\(seconds) s (--response-timeout)"
+            return nil
+        }
+        files[id].inProgressWaits += 1
+        // The last try is at the end of the patience, not a whole wait after it.
+        return min(wait, left)
+    }
+
     /// Starts nothing new for `delay`, the wait a server asked for; the queue moves on when it has passed.
     private func hold(for delay: Duration) {
         let until = clock.now + delay
@@ -836,6 +891,7 @@ public actor UploadSession {
     private func retry(_ id: Int, first: Bool = false) {
         guard files.indices.contains(id) else { return }
         files[id].stoppedBy = nil
+        files[id].inProgressSince = nil
         // The cause was the last attempt's: kept, the row would read "retrying · cancelled" until the next starts.
         files[id].error = nil
         // A --batch group keeps its place, where its files meet again under their key.
