@@ -213,7 +213,8 @@ struct S3UploadTests {
         #expect(elsewhere.status == 0, "\(elsewhere.standardError)")
         #expect(
             elsewhere.standardError.contains(
-                "note: 1 multipart upload is kept for a file not in this run: a run that sends it continues it"),
+                "note: 1 multipart upload is kept for a file this run does not send to its key: a run that does "
+                    + "continues it"),
             "\(elsewhere.standardError)")
         #expect(try await moto.tool("uploads", "gone") == "[\"slow.bin\"]")
 

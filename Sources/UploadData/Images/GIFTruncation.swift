@@ -4,16 +4,17 @@ import Foundation
 /// cut frame, or the frame before it, without an error whatever `fail_on` asks: a GIF cut in its third frame came
 /// out red, green, green. The blocks are walked here instead, as a truncated JPEG or PNG fails in its decoder.
 enum GIFTruncation {
-    /// nil when the blocks of the GIF at `path` run whole to its trailer, else why not ("the file ends inside frame
-    /// 3"); nil also for a file that cannot be read or is no GIF, which the decoder reports.
+    /// nil when the blocks of the GIF at `path` are whole, else why not ("the file ends inside frame 3"); nil also
+    /// for a file that cannot be read or is no GIF, which the decoder reports. One that ends after a whole block
+    /// without its trailer byte is whole: some encoders write them, and every frame in it decodes as it is.
     static func cut(path: String) -> String? {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
-        return data.withUnsafeBytes { cut(in: Array($0.bindMemory(to: UInt8.self))) }
+        return data.withUnsafeBytes { cut(in: $0) }
     }
 
     /// `cut(path:)` of the bytes of a GIF.
-    static func cut(in bytes: [UInt8]) -> String? {
-        guard bytes.count >= 13, bytes.starts(with: Array("GIF".utf8)) else { return nil }
+    static func cut<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes) -> String? where Bytes.Index == Int {
+        guard bytes.startIndex == 0, bytes.count >= 13, bytes.starts(with: Array("GIF".utf8)) else { return nil }
         var position = 13 + colourTable(flags: bytes[10])
         var frames = 0
         /// Moves past a run of sub-blocks (a length byte, then that many bytes) and its empty terminator.
@@ -42,7 +43,7 @@ enum GIFTruncation {
                 return nil
             }
         }
-        return "the file ends after frame \(frames), before its trailer"
+        return nil
     }
 
     /// The bytes of the colour table that a descriptor's `flags` announce.

@@ -67,9 +67,9 @@ enum VipsLibrary {
                     continue
                 }
                 claiming = false
-                let maybeMine = job.map { line.jobs.contains($0) } ?? line.jobs.isEmpty
+                let maybeMine = job.map { line.holders.contains($0) } ?? line.writers.isEmpty
                 if maybeMine, !namesAFile(line.text) {
-                    let shared = line.jobs.count > 1
+                    let shared = line.writers.count > 1
                     mine.append((line.text, false, shared))
                     // Perhaps the other job's: it keeps them for its own failure.
                     if !shared { continue }
@@ -87,7 +87,10 @@ enum VipsLibrary {
         struct Line {
             let text: Substring
             /// The jobs running while it was written; empty when none was.
-            var jobs: Set<Int>
+            let writers: Set<Int>
+            /// Those of `writers` still running: it goes once none is. A line two jobs may have written stays shared
+            /// after one of them ends, so the other does not take it for its own.
+            var holders: Set<Int>
         }
 
         var lines: [Line] = []
@@ -100,7 +103,9 @@ enum VipsLibrary {
         mutating func collect() {
             guard let text = cvips_take_error() else { return }
             let jobs = Set(running.values)
-            lines += String(cString: text).split(whereSeparator: \.isNewline).map { Line(text: $0, jobs: jobs) }
+            lines += String(cString: text).split(whereSeparator: \.isNewline).map {
+                Line(text: $0, writers: jobs, holders: jobs)
+            }
             cvips_free_string(text)
         }
 
@@ -108,8 +113,8 @@ enum VipsLibrary {
         mutating func end(_ id: Int) {
             lines = lines.compactMap { line in
                 var line = line
-                guard line.jobs.remove(id) != nil else { return line }
-                return line.jobs.isEmpty ? nil : line
+                guard line.holders.remove(id) != nil else { return line }
+                return line.holders.isEmpty ? nil : line
             }
         }
     }

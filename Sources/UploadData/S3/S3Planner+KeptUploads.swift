@@ -31,10 +31,12 @@ extension S3Planner {
             }
         }
         if left == 1 {
-            notes.append("1 multipart upload is kept for a file not in this run: a run that sends it continues it")
+            notes.append(
+                "1 multipart upload is kept for a file this run does not send to its key: a run that does continues it")
         } else if left > 1 {
             notes.append(
-                "\(left) multipart uploads are kept for files not in this run: a run that sends them continues them")
+                "\(left) multipart uploads are kept for files this run does not send to their keys: a run that does "
+                    + "continues them")
         }
         return notes
     }

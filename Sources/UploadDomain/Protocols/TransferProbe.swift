@@ -56,6 +56,7 @@ public final class TransferProbe: Sendable {
     public func startOver() {
         carriedBytes.store(0, ordering: .relaxed)
         sentBytes.store(0, ordering: .relaxed)
+        allSentFlag.store(false, ordering: .releasing)
     }
 
     /// Notes a part sent again on its own (S3 multipart), for the file's result.
@@ -77,7 +78,9 @@ public final class TransferProbe: Sendable {
 
     private func add(_ delta: Int64, sending: Bool = true) {
         let sent = sentBytes.add(delta, ordering: .relaxed).newValue
-        if sending, delta > 0 { markSending() }
+        // Carried bytes alone are no byte of this run's: the last part it sends makes the upload all sent.
+        guard sending else { return }
+        if delta > 0 { markSending() }
         let total = totalBytes.load(ordering: .relaxed)
         if total > 0, sent >= total { markAllSent() }
     }

@@ -152,6 +152,11 @@ public actor UploadSession {
         var allSentAt: Duration?
         /// Started while the server could not be reached: a probe.
         var probed = false
+
+        /// The bytes of the files' payload sent so far: the probe's count of the request, framing and all, scaled.
+        var payloadSent: Int64 {
+            probe.total > 0 ? Int64(Double(probe.sent) / Double(probe.total) * Double(payload)) : 0
+        }
     }
 
     public nonisolated let events = UploadEvents()
@@ -619,7 +624,7 @@ public actor UploadSession {
             for id in ids {
                 if cancelled {
                     files[id].error = error.forFile(files[id].item.relativePath)
-                    if ids.count == 1 { files[id].lastSent = min(files[id].sendSize, request.probe.sent) }
+                    if ids.count == 1 { files[id].lastSent = min(files[id].sendSize, request.payloadSent) }
                     if request.probe.keptForNextRun {
                         files[id].error?.cause = "its multipart upload is kept for the next run to continue"
                     }
@@ -1007,9 +1012,7 @@ public actor UploadSession {
                     files[id].carried = probe.carried
                 }
                 // The request carries framing too; scale its counters to the files' payload.
-                let payloadSent =
-                    probe.total > 0 ? Int64(Double(probe.sent) / Double(probe.total) * Double(request.payload)) : 0
-                sent = min(file.sendSize, max(0, payloadSent - request.offsets[index]))
+                sent = min(file.sendSize, max(0, request.payloadSent - request.offsets[index]))
                 if probe.allSent { sent = file.sendSize }
                 files[id].lastSent = sent
                 rate = files[id].recentRate.update(sent: sent, at: now, started: file.attemptStarted)

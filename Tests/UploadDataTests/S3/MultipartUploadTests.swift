@@ -122,6 +122,22 @@ struct MultipartUploadTests {
         #expect(gone.failure == nil)
         #expect(gone.requests.contains { $0.method == .post && $0.url.contains("?uploads") })
         #expect(restarted.carried == 0 && restarted.sent == 0)
+
+        // Every part carried, the upload gone at completion: carried bytes alone never made it all sent.
+        let whole = TransferProbe()
+        let everyPart = earlier { upload in
+            for number in 2...3 {
+                let crc = Data(PayloadDigestTests.referenceCRC32(partBytes(number))).base64EncodedString()
+                upload.parts[number] = FinishedPart(etag: "\"e\(number)\"", checksum: crc)
+            }
+        }
+        let completed = try await attempt(earlier: [everyPart], probe: whole) { request in
+            request.url.contains("uploadId=old")
+                ? TransferResponse(status: 404, headers: [:], body: "<Error><Code>NoSuchUpload</Code></Error>")
+                : Self.accepted
+        }
+        #expect(completed.failure == nil)
+        #expect(!whole.allSent && whole.carried == 0)
     }
 
     @Test("a new upload names CRC-32; each part carries its CRC-32 and, over plain HTTP, is signed over its SHA-256")
