@@ -189,7 +189,7 @@ public final class RunClient: Sendable {
             let broken = state.withLock { state -> Bool in
                 if state.curl.count != wire.fileCount {
                     state.curl = (0..<wire.fileCount).map { index in
-                        LazyText { [weak self] in self?.fetchCurl(index) ?? "" }
+                        LazyText { [weak self] in self.map { $0.fetchCurl(index) } ?? "" }
                     }
                 }
                 let curl = state.curl
@@ -235,8 +235,9 @@ public final class RunClient: Sendable {
     }
 
     /// The `curl` command of the file at `index`, asked of the run when the screen first shows it. Runs on the
-    /// screen's thread and waits for the reader thread's answer: a round trip on a local socket.
-    private func fetchCurl(_ index: Int) -> String {
+    /// screen's thread and waits for the reader thread's answer: a round trip on a local socket. nil when the run
+    /// did not answer in time: asked again on the next read, not kept empty.
+    private func fetchCurl(_ index: Int) -> String? {
         var line = RunLine(.curl)
         line.file = index
         connection.send(line)
@@ -250,7 +251,7 @@ public final class RunClient: Sendable {
             if let answer { return answer ?? "" }
             usleep(1000)
         }
-        return ""
+        return nil
     }
 }
 

@@ -5,18 +5,18 @@ import Synchronization
 ///
 /// Equality is identity: every snapshot of a file shares its session's instance.
 public final class LazyText: Sendable, Equatable {
-    private let build: @Sendable () -> String
+    private let build: @Sendable () -> String?
     private let built = Mutex<String?>(nil)
 
-    /// Text that `build` makes on first read.
-    public init(_ build: @escaping @Sendable () -> String) {
+    /// Text that `build` makes on first read; while it has none yet (nil), it is asked again on each read.
+    public init(_ build: @escaping @Sendable () -> String?) {
         self.build = build
     }
 
-    /// The text, built now if it was not yet.
+    /// The text, built now if it was not yet; empty while there is none yet.
     public var text: String {
         if let text = built.withLock({ $0 }) { return text }
-        let text = build()
+        guard let text = build() else { return "" }
         built.withLock { $0 = text }
         return text
     }
