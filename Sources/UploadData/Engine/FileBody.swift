@@ -87,7 +87,7 @@ final class FileBody {
         // The last bytes go out only while the file is as scanned: once they have, the server holds a whole-looking
         // copy of the old length under the file's name, however the run then calls the file. Aborted here, the
         // request stores nothing, as for a file cut short.
-        if bytesRead + Int64(count) == length, let change = changeSinceScan() {
+        if bytesRead + Int64(count) == length, let change = ScannedFile.change(of: item, openedAs: descriptor) {
             failure = UploadError(.fileChanged, file: item.relativePath, cause: change)
             return -1
         }
@@ -117,17 +117,6 @@ final class FileBody {
     var contentHash: String? {
         guard let hashState, bytesRead == length else { return nil }
         return FileHasher.hex(XXH3_128bits_digest(hashState))
-    }
-
-    /// How the open file differs from the scan's, in the words the transfer's own check uses; nil when it does not.
-    /// A prepared copy (no identity) has no scanned time to compare.
-    private func changeSinceScan() -> String? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return String(cString: strerror(errno)) }
-        if Int64(info.st_size) != item.size { return "size \(item.size) became \(info.st_size)" }
-        guard item.identity != nil else { return nil }
-        let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-        return modified == item.modified ? nil : "its modification time moved"
     }
 
     private func closeFile() {

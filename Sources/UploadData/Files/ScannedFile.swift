@@ -26,7 +26,8 @@ enum ScannedFile {
         close(try open(item))
     }
 
-    private static func change(of item: UploadItem, openedAs descriptor: Int32) -> String? {
+    /// How the file open as `descriptor` differs from the scanned `item`, or nil when it does not.
+    static func change(of item: UploadItem, openedAs descriptor: Int32) -> String? {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return String(cString: strerror(errno)) }
         guard info.st_mode & S_IFMT == S_IFREG else { return "its path no longer holds a regular file" }

@@ -62,7 +62,7 @@ extension S3Planner {
     }
 
     /// Aborts the upload of `key`; nil once S3 has no such upload (aborted now, or gone already), else why not.
-    private func abort(_ uploadID: String, key: String, via transport: any UploadTransport) async -> String? {
+    func abort(_ uploadID: String, key: String, via transport: any UploadTransport) async -> String? {
         let url = endpoint.objectURL(bucket: location.bucket, key: key, query: [("uploadId", uploadID)])
         let request = signed(
             "DELETE", url, headers: [], payloadHash: SigV4Signer.emptyPayloadHash,

@@ -240,12 +240,7 @@ struct MultipartUpload {
     /// Aborts the upload; true once S3 has no such upload (aborted now, or gone already). Runs outside the
     /// (possibly cancelled) upload task, so the abort itself is not cancelled.
     private func abort(_ uploadID: String) async -> Bool {
-        let request = planner.signed(
-            "DELETE", url([("uploadId", uploadID)]), headers: [], payloadHash: SigV4Signer.emptyPayloadHash,
-            body: .bytes([], contentType: "application/xml"))
-        let transport = self.transport
-        let response = await Task { try? await transport.send(request, probe: TransferProbe()) }.value
-        guard let response else { return false }
-        return response.isSuccess || response.status == 404
+        let (planner, transport, key) = (planner, transport, planner.key(for: item))
+        return await Task { await planner.abort(uploadID, key: key, via: transport) }.value == nil
     }
 }
