@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import UploadDomain
 
@@ -35,42 +34,5 @@ struct VipsLibraryTests {
         let tiffCause = causes.last ?? ""
         #expect(!tiffCause.contains("heif") && !tiffCause.contains("cut.heic"), "\(tiffCause)")
         #expect(!tiffCause.isEmpty && tiffCause != "unknown libvips error", "\(tiffCause)")
-    }
-
-    @Test("a line two overlapping jobs may have written stays shared after one ends: the other keeps its own reason")
-    func overlappingJobs() throws {
-        let (bothRun, written, firstEnded, secondDone) = (
-            DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0),
-            DispatchSemaphore(value: 0)
-        )
-        let taken = Mutex<[Int]>([])
-        // Job 1 writes a line while job 2 runs, then ends; job 2 then writes one of its own and takes its lines.
-        let first = Thread {
-            VipsLibrary.job {
-                bothRun.wait()
-                #expect(VipsImage.noise(width: 0, height: 0) == nil)
-                let lines = VipsLibrary.takeErrorLines(about: ["/first"])
-                taken.withLock { $0.append(lines.count) }
-            }
-            written.signal()
-            firstEnded.signal()
-        }
-        let second = Thread {
-            VipsLibrary.job {
-                bothRun.signal()
-                firstEnded.wait()
-                #expect(VipsImage.noise(width: 0, height: 0) == nil)
-                let lines = VipsLibrary.takeErrorLines(about: ["/second"])
-                taken.withLock { $0.append(lines.count) }
-            }
-            secondDone.signal()
-        }
-        first.start()
-        second.start()
-        written.wait()
-        secondDone.wait()
-        // Each took one reason: job 2 its own, not job 1's shared line as well.
-        let counts = taken.withLock { $0 }
-        #expect(counts.count == 2 && (counts.first ?? 0) > 0 && counts.last == counts.first, "\(counts)")
     }
 }
